@@ -1,0 +1,629 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Config file: INI read with DPDK's rte_cfgfile. rte_cfgfile keeps no line
+ * numbers, so the file is first scanned line by line here: that scan checks
+ * the syntax and remembers where each key stands, so every message can name
+ * file and line. Values then come from rte_cfgfile.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cfgfile.h>
+
+#include "config.h"
+
+enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL };
+
+struct key_def {
+	const char *section;
+	const char *name;
+	enum key_type type;
+	size_t off;
+	double min, max;            /* numeric range, inclusive */
+	const char *const *choices; /* K_ENUM: NULL-terminated names */
+	const char *help;
+};
+
+static const char *const arr_names[] = {"relative", "absolute", NULL};
+static const char *const alg_names[] = {"min", "val", NULL};
+static const char *const pat_names[] = {"uniform", "adversarial",
+					"permutation", NULL};
+static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
+					 NULL};
+static const char *const class_names[] = {"terminal", "local", "global"};
+
+const char *df_arrangement_name(enum df_arrangement a)
+{
+	return arr_names[a];
+}
+const char *df_algorithm_name(enum df_algorithm a)
+{
+	return alg_names[a];
+}
+const char *df_pattern_name(enum df_pattern p)
+{
+	return pat_names[p];
+}
+const char *df_process_name(enum df_process p)
+{
+	return proc_names[p];
+}
+const char *df_link_class_name(enum df_link_class c)
+{
+	return class_names[c];
+}
+
+#define OFF(f) offsetof(struct df_config, f)
+#define LNK(c, f) (OFF(link) + (c) * sizeof(struct df_link_params) + \
+		   offsetof(struct df_link_params, f))
+#define LINK_KEYS(c, cn)                                                      \
+	{"links", cn "_latency_ns", K_U64, LNK(c, latency_ns), 0, 1e10, NULL, \
+	 "one-way propagation latency of a " cn " link (ns)"},                \
+	{"links", cn "_bandwidth_gbps", K_DBL, LNK(c, bandwidth_gbps), 0,     \
+	 1000, NULL, "bandwidth of a " cn " link (Gb/s; 0 = unlimited)"},     \
+	{"links", cn "_buffer_flits", K_U32, LNK(c, buffer_flits), 1, 65536,  \
+	 NULL, "input buffer per VC behind a " cn " link (flits)"},           \
+	{"links", cn "_credit_latency_ns", K_U64, LNK(c, credit_latency_ns),  \
+	 0, 1e10, NULL, "credit return latency (ns; default = link latency)"}, \
+	{"links", cn "_vcs", K_U32, LNK(c, vcs), 1, DF_MAX_VC, NULL,          \
+	 "virtual channels on a " cn " link"}
+
+static const struct key_def keys[] = {
+	{"topology", "p", K_U32, OFF(p), 1, 64, NULL, "terminals per router"},
+	{"topology", "a", K_U32, OFF(a), 1, 64, NULL, "routers per group"},
+	{"topology", "h", K_U32, OFF(h), 1, 64, NULL,
+	 "global links per router"},
+	{"topology", "g", K_U32, OFF(g), 0, 4097, NULL,
+	 "groups, 2..a*h+1 (0 = a*h+1, the maximum)"},
+	{"topology", "arrangement", K_ENUM, OFF(arrangement), 0, 0, arr_names,
+	 "global-link arrangement ([SP] names)"},
+	LINK_KEYS(DF_LINK_TERMINAL, "terminal"),
+	LINK_KEYS(DF_LINK_LOCAL, "local"),
+	LINK_KEYS(DF_LINK_GLOBAL, "global"),
+	{"links", "flit_bytes", K_U32, OFF(flit_bytes), 1, 9216, NULL,
+	 "flow-control unit (bytes); a packet needs ceil(L/flit) credits"},
+	{"routing", "algorithm", K_ENUM, OFF(algorithm), 0, 0, alg_names,
+	 "routing algorithm"},
+	{"routing", "seed", K_U64, OFF(seed), 0, 1.8e19, NULL,
+	 "random seed (VAL intermediates, traffic)"},
+	{"traffic", "pattern", K_ENUM, OFF(pattern), 0, 0, pat_names,
+	 "destination pattern"},
+	{"traffic", "shift", K_U32, OFF(shift), 1, 4096, NULL,
+	 "adversarial: group G sends to group G+shift"},
+	{"traffic", "load", K_DBL, OFF(load), 0, 1, NULL,
+	 "offered load, fraction of terminal link bandwidth"},
+	{"traffic", "packet_bytes", K_U32, OFF(packet_bytes), 64, 9000, NULL,
+	 "frame size (bytes)"},
+	{"traffic", "process", K_ENUM, OFF(process), 0, 0, proc_names,
+	 "injection process (saturate: always a packet waiting)"},
+	{"traffic", "warmup_ms", K_U64, OFF(warmup_ms), 0, 3.6e6, NULL,
+	 "warm-up before measuring (ms)"},
+	{"traffic", "measure_ms", K_U64, OFF(measure_ms), 1, 3.6e6, NULL,
+	 "measurement window (ms)"},
+	{"traffic", "drain_timeout_ms", K_U64, OFF(drain_timeout_ms), 1, 3.6e6,
+	 NULL, "give up draining after this long (ms)"},
+	{"traffic", "source_queue", K_U32, OFF(source_queue), 1, 1 << 24, NULL,
+	 "packets a terminal may hold before injection (more are dropped)"},
+	{"run", "workers", K_U32, OFF(workers), 0, 128, NULL,
+	 "worker lcores (0 = auto: free CPUs, at least 1)"},
+	{"run", "routers_per_lcore", K_U32, OFF(routers_per_lcore), 0, 4096,
+	 NULL, "routers on each worker (0 = spread evenly)"},
+	{"run", "idle_backoff", K_BOOL, OFF(idle_backoff), 0, 1, NULL,
+	 "sleep when a worker has nothing in flight"},
+	{"run", "idle_sleep_us", K_U32, OFF(idle_sleep_us), 1, 1000000, NULL,
+	 "length of one idle sleep (us)"},
+	{"run", "lateness_tolerance_ns", K_U64, OFF(lateness_tolerance_ns), 0,
+	 1e12, NULL, "warn when lateness p99 exceeds this (ns)"},
+	{"run", "tsc_calibrate_ms", K_U32, OFF(tsc_calibrate_ms), 10, 10000,
+	 NULL, "TSC calibration against CLOCK_MONOTONIC_RAW (ms)"},
+};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+static const char *const sections[] = {"topology", "links", "routing",
+				       "traffic", "run", NULL};
+
+void df_config_defaults(struct df_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->p = 2;
+	cfg->a = 4;
+	cfg->h = 2;
+	cfg->g = 0;
+	cfg->arrangement = DF_ARR_RELATIVE;
+	for (int c = 0; c < DF_LINK_NCLASS; c++) {
+		cfg->link[c].latency_ns = c == DF_LINK_GLOBAL ? 1000 : 100;
+		cfg->link[c].bandwidth_gbps = 1.0;
+		cfg->link[c].buffer_flits = 64;
+		cfg->link[c].credit_latency_ns = UINT64_MAX; /* = latency */
+		cfg->link[c].vcs = 0;                        /* = plan */
+	}
+	cfg->flit_bytes = 64;
+	cfg->algorithm = DF_ALG_MIN;
+	cfg->seed = 1;
+	cfg->pattern = DF_PAT_UNIFORM;
+	cfg->shift = 1;
+	cfg->load = 0.3;
+	cfg->packet_bytes = 256;
+	cfg->process = DF_PROC_BERNOULLI;
+	cfg->warmup_ms = 200;
+	cfg->measure_ms = 1000;
+	cfg->drain_timeout_ms = 5000;
+	cfg->source_queue = 4096;
+	cfg->workers = 0;
+	cfg->routers_per_lcore = 0;
+	cfg->idle_backoff = 1;
+	cfg->idle_sleep_us = 50;
+	cfg->lateness_tolerance_ns = 20000;
+	cfg->tsc_calibrate_ms = 100;
+}
+
+static void fmt_err(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+}
+
+static const struct key_def *find_key(const char *sec, const char *name)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(keys[i].section, sec) && !strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+static int known_section(const char *sec)
+{
+	for (int i = 0; sections[i]; i++)
+		if (!strcmp(sections[i], sec))
+			return 1;
+	return 0;
+}
+
+/* "a, b or c" into buf */
+static void list_keys_of(const char *sec, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NKEYS && len < n; i++)
+		if (!strcmp(keys[i].section, sec))
+			len += snprintf(buf + len, n - len, "%s%s",
+					len ? ", " : "", keys[i].name);
+}
+
+static void allowed_of(const struct key_def *k, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	switch (k->type) {
+	case K_ENUM:
+		len += snprintf(buf, n, "one of ");
+		for (int i = 0; k->choices[i] && len < n; i++)
+			len += snprintf(buf + len, n - len, "%s%s",
+					i ? " | " : "", k->choices[i]);
+		break;
+	case K_BOOL:
+		snprintf(buf, n, "on | off (or 1 | 0, yes | no, true | false)");
+		break;
+	case K_DBL:
+		snprintf(buf, n, "a number from %g to %g", k->min, k->max);
+		break;
+	default:
+		snprintf(buf, n, "an integer from %.0f to %.0f", k->min, k->max);
+		break;
+	}
+}
+
+static int parse_value(const struct key_def *k, const char *val,
+		       struct df_config *cfg)
+{
+	char *end;
+	void *dst = (char *)cfg + k->off;
+
+	if (*val == '\0')
+		return -1;
+	switch (k->type) {
+	case K_ENUM:
+		for (int i = 0; k->choices[i]; i++)
+			if (!strcmp(k->choices[i], val)) {
+				*(int *)dst = i;
+				return 0;
+			}
+		return -1;
+	case K_BOOL:
+		if (!strcmp(val, "on") || !strcmp(val, "1") ||
+		    !strcmp(val, "yes") || !strcmp(val, "true")) {
+			*(int *)dst = 1;
+			return 0;
+		}
+		if (!strcmp(val, "off") || !strcmp(val, "0") ||
+		    !strcmp(val, "no") || !strcmp(val, "false")) {
+			*(int *)dst = 0;
+			return 0;
+		}
+		return -1;
+	case K_DBL: {
+		errno = 0;
+		double d = strtod(val, &end);
+		if (errno || *end || !isfinite(d) || d < k->min || d > k->max)
+			return -1;
+		*(double *)dst = d;
+		return 0;
+	}
+	default: {
+		if (!isdigit((unsigned char)val[0]))
+			return -1;
+		errno = 0;
+		unsigned long long v = strtoull(val, &end, 10);
+		if (errno || *end || (double)v < k->min || (double)v > k->max)
+			return -1;
+		if (k->type == K_U32)
+			*(uint32_t *)dst = (uint32_t)v;
+		else
+			*(uint64_t *)dst = v;
+		return 0;
+	}
+	}
+}
+
+/* Where a key was seen in the file (from the line scan). */
+struct key_pos {
+	char section[CFG_NAME_LEN];
+	char key[CFG_NAME_LEN];
+	int line;
+};
+
+struct scan {
+	struct key_pos *pos;
+	int n, cap;
+};
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int scan_add(struct scan *sc, const char *sec, const char *key,
+		    int line)
+{
+	if (sc->n == sc->cap) {
+		int cap = sc->cap ? sc->cap * 2 : 64;
+		struct key_pos *p = realloc(sc->pos, cap * sizeof(*p));
+		if (p == NULL)
+			return -1;
+		sc->pos = p;
+		sc->cap = cap;
+	}
+	snprintf(sc->pos[sc->n].section, CFG_NAME_LEN, "%s", sec);
+	snprintf(sc->pos[sc->n].key, CFG_NAME_LEN, "%s", key);
+	sc->pos[sc->n].line = line;
+	sc->n++;
+	return 0;
+}
+
+/*
+ * Line scan: syntax, unknown sections and keys, duplicates. Comments start
+ * with '#' anywhere on a line (the comment character given to rte_cfgfile).
+ */
+static int scan_file(const char *path, struct scan *sc, char *err, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	char buf[1024], sec[CFG_NAME_LEN] = "";
+	int line = 0;
+
+	if (f == NULL) {
+		fmt_err(err, n, "%s: cannot open config file: %s", path,
+			strerror(errno));
+		return -1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		char *s, *hash, *eq;
+
+		line++;
+		hash = strchr(buf, '#');
+		if (hash)
+			*hash = '\0';
+		s = trim(buf);
+		if (*s == '\0')
+			continue;
+		if (*s == '[') {
+			char *close = strchr(s, ']');
+			if (close == NULL || close[1] != '\0') {
+				fmt_err(err, n,
+					"%s:%d: malformed section header '%s'; "
+					"expected [name]",
+					path, line, s);
+				goto fail;
+			}
+			*close = '\0';
+			snprintf(sec, sizeof(sec), "%s", trim(s + 1));
+			if (!known_section(sec)) {
+				fmt_err(err, n,
+					"%s:%d: unknown section [%s]; allowed: "
+					"[topology] [links] [routing] "
+					"[traffic] [run]",
+					path, line, sec);
+				goto fail;
+			}
+			for (int i = 0; i < sc->n; i++)
+				if (!strcmp(sc->pos[i].section, sec) &&
+				    sc->pos[i].key[0] == '\0') {
+					fmt_err(err, n,
+						"%s:%d: section [%s] appears "
+						"twice (first at line %d)",
+						path, line, sec,
+						sc->pos[i].line);
+					goto fail;
+				}
+			if (scan_add(sc, sec, "", line))
+				goto oom;
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (eq == NULL) {
+			fmt_err(err, n,
+				"%s:%d: cannot parse '%s'; expected "
+				"'key = value' or '[section]'",
+				path, line, s);
+			goto fail;
+		}
+		*eq = '\0';
+		char *key = trim(s), *val = trim(eq + 1);
+		if (sec[0] == '\0') {
+			fmt_err(err, n,
+				"%s:%d: key '%s' before any [section]", path,
+				line, key);
+			goto fail;
+		}
+		if (find_key(sec, key) == NULL) {
+			char allowed[1024];
+			list_keys_of(sec, allowed, sizeof(allowed));
+			fmt_err(err, n,
+				"%s:%d: [%s] unknown key '%s' (= '%s'); "
+				"allowed keys: %s",
+				path, line, sec, key, val, allowed);
+			goto fail;
+		}
+		for (int i = 0; i < sc->n; i++)
+			if (!strcmp(sc->pos[i].section, sec) &&
+			    !strcmp(sc->pos[i].key, key)) {
+				fmt_err(err, n,
+					"%s:%d: [%s] key '%s' set twice "
+					"(first at line %d)",
+					path, line, sec, key, sc->pos[i].line);
+				goto fail;
+			}
+		if (scan_add(sc, sec, key, line))
+			goto oom;
+	}
+	fclose(f);
+	return 0;
+oom:
+	fmt_err(err, n, "%s: out of memory reading config", path);
+fail:
+	fclose(f);
+	return -1;
+}
+
+static int line_of(const struct scan *sc, const char *sec, const char *key)
+{
+	for (int i = 0; i < sc->n; i++)
+		if (!strcmp(sc->pos[i].section, sec) &&
+		    !strcmp(sc->pos[i].key, key))
+			return sc->pos[i].line;
+	return 0;
+}
+
+static int apply(struct df_config *cfg, const char *where, const char *sec,
+		 const char *key, const char *val, char *err, size_t n)
+{
+	const struct key_def *k = find_key(sec, key);
+	char allowed[256];
+
+	if (k == NULL) {
+		char list[1024];
+		if (!known_section(sec)) {
+			fmt_err(err, n,
+				"%s: unknown section [%s]; allowed: [topology] "
+				"[links] [routing] [traffic] [run]",
+				where, sec);
+			return -1;
+		}
+		list_keys_of(sec, list, sizeof(list));
+		fmt_err(err, n, "%s: [%s] unknown key '%s'; allowed keys: %s",
+			where, sec, key, list);
+		return -1;
+	}
+	if (parse_value(k, val, cfg)) {
+		allowed_of(k, allowed, sizeof(allowed));
+		fmt_err(err, n, "%s: [%s] %s = '%s' is not allowed; %s: %s",
+			where, sec, key, val, k->help, allowed);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_file(struct df_config *cfg, const char *path, char *err,
+		     size_t n)
+{
+	struct scan sc = {0};
+	struct rte_cfgfile_parameters params = {.comment_character = '#'};
+	struct rte_cfgfile *f;
+	int rc = -1;
+
+	if (scan_file(path, &sc, err, n))
+		goto out;
+	f = rte_cfgfile_load_with_params(path, 0, &params);
+	if (f == NULL) {
+		fmt_err(err, n, "%s: rte_cfgfile could not parse the file",
+			path);
+		goto out;
+	}
+	for (int s = 0; sections[s]; s++) {
+		int ne = rte_cfgfile_section_num_entries(f, sections[s]);
+		struct rte_cfgfile_entry *ent;
+
+		if (ne <= 0)
+			continue;
+		ent = calloc(ne, sizeof(*ent));
+		if (ent == NULL)
+			break;
+		ne = rte_cfgfile_section_entries(f, sections[s], ent, ne);
+		for (int i = 0; i < ne; i++) {
+			char where[300];
+			snprintf(where, sizeof(where), "%s:%d", path,
+				 line_of(&sc, sections[s], ent[i].name));
+			if (apply(cfg, where, sections[s], ent[i].name,
+				  ent[i].value, err, n)) {
+				free(ent);
+				rte_cfgfile_close(f);
+				goto out;
+			}
+		}
+		free(ent);
+	}
+	rte_cfgfile_close(f);
+	rc = 0;
+out:
+	free(sc.pos);
+	return rc;
+}
+
+static int apply_set(struct df_config *cfg, const char *set, char *err,
+		     size_t n)
+{
+	char buf[512], where[600];
+	char *dot, *eq;
+
+	snprintf(where, sizeof(where), "--set %s", set);
+	snprintf(buf, sizeof(buf), "%s", set);
+	eq = strchr(buf, '=');
+	dot = strchr(buf, '.');
+	if (eq == NULL || dot == NULL || dot > eq) {
+		fmt_err(err, n,
+			"%s: expected SECTION.KEY=VALUE, e.g. "
+			"--set traffic.load=0.5",
+			where);
+		return -1;
+	}
+	*eq = '\0';
+	*dot = '\0';
+	return apply(cfg, where, trim(buf), trim(dot + 1), trim(eq + 1), err,
+		     n);
+}
+
+int df_config_validate(const struct df_config *c, char *err, size_t n)
+{
+	uint32_t gmax = c->a * c->h + 1;
+	const char *f = c->path;
+
+	if (c->g < 2 || c->g > gmax) {
+		fmt_err(err, n,
+			"%s: [topology] g = %u is not allowed with a = %u, "
+			"h = %u: groups must be 2..a*h+1 = 2..%u",
+			f, c->g, c->a, c->h, gmax);
+		return -1;
+	}
+	/* Every global port must be used: the a*h ports of a group are
+	 * spread evenly over the g-1 other groups ([DF] §3.1). */
+	if ((c->a * c->h) % (c->g - 1)) {
+		fmt_err(err, n,
+			"%s: [topology] g = %u cannot use all a*h = %u global "
+			"ports of a group evenly (need g-1 to divide a*h); "
+			"allowed g here: every g with (g-1) | %u, up to %u",
+			f, c->g, c->a * c->h, c->a * c->h, gmax);
+		return -1;
+	}
+	if (c->p + (c->a - 1) + c->h > 32) {
+		fmt_err(err, n,
+			"%s: [topology] router radix p+a-1+h = %u exceeds the "
+			"supported 32 ports",
+			f, c->p + c->a - 1 + c->h);
+		return -1;
+	}
+	if (c->a * c->g > 4096) {
+		fmt_err(err, n, "%s: [topology] a*g = %u routers; at most 4096",
+			f, c->a * c->g);
+		return -1;
+	}
+	if (c->pattern == DF_PAT_ADVERSARIAL && c->shift % c->g == 0) {
+		fmt_err(err, n,
+			"%s: [traffic] shift = %u with g = %u sends every group "
+			"to itself; allowed: a shift that is not a multiple "
+			"of g",
+			f, c->shift, c->g);
+		return -1;
+	}
+	for (int k = 0; k < DF_LINK_NCLASS; k++) {
+		uint32_t need = (c->packet_bytes + c->flit_bytes - 1) /
+				c->flit_bytes;
+		if (c->link[k].buffer_flits < need) {
+			fmt_err(err, n,
+				"%s: [links] %s_buffer_flits = %u cannot hold "
+				"one packet of %u bytes (%u flits of %u "
+				"bytes); virtual cut-through needs at least "
+				"%u",
+				f, class_names[k], c->link[k].buffer_flits,
+				c->packet_bytes, need, c->flit_bytes, need);
+			return -1;
+		}
+	}
+	if (c->p * c->a * c->g < 2) {
+		fmt_err(err, n, "%s: [topology] at least 2 terminals needed",
+			f);
+		return -1;
+	}
+	return 0;
+}
+
+int df_config_load(struct df_config *cfg, const char *path,
+		   const char *const *sets, int nsets, char *err, size_t n)
+{
+	snprintf(cfg->path, sizeof(cfg->path), "%s", path ? path : "(none)");
+	if (path && load_file(cfg, path, err, n))
+		return -1;
+	for (int i = 0; i < nsets; i++)
+		if (apply_set(cfg, sets[i], err, n))
+			return -1;
+	if (cfg->g == 0)
+		cfg->g = cfg->a * cfg->h + 1;
+	for (int k = 0; k < DF_LINK_NCLASS; k++)
+		if (cfg->link[k].credit_latency_ns == UINT64_MAX)
+			cfg->link[k].credit_latency_ns =
+				cfg->link[k].latency_ns;
+	return df_config_validate(cfg, err, n);
+}
+
+void df_config_print_keys(void *file)
+{
+	FILE *f = file;
+	const char *sec = "";
+
+	for (size_t i = 0; i < NKEYS; i++) {
+		char allowed[256];
+
+		if (strcmp(sec, keys[i].section)) {
+			sec = keys[i].section;
+			fprintf(f, "  [%s]\n", sec);
+		}
+		allowed_of(&keys[i], allowed, sizeof(allowed));
+		fprintf(f, "    %-26s %s; %s\n", keys[i].name, keys[i].help,
+			allowed);
+	}
+}

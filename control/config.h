@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DF_CONFIG_H
+#define DF_CONFIG_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+/* Link classes: index into link parameter arrays and VC plans. */
+enum df_link_class {
+	DF_LINK_TERMINAL = 0,
+	DF_LINK_LOCAL = 1,
+	DF_LINK_GLOBAL = 2,
+	DF_LINK_NCLASS = 3,
+};
+
+enum df_arrangement {
+	DF_ARR_RELATIVE = 0, /* [SP] §III, "palm tree" */
+	DF_ARR_ABSOLUTE = 1, /* [SP] §IV, "consecutive" */
+};
+
+enum df_algorithm {
+	DF_ALG_MIN = 0,
+	DF_ALG_VAL = 1,
+	DF_ALG_COUNT,
+};
+
+enum df_pattern {
+	DF_PAT_UNIFORM = 0,
+	DF_PAT_ADVERSARIAL = 1,
+	DF_PAT_PERMUTATION = 2,
+};
+
+enum df_process {
+	DF_PROC_BERNOULLI = 0,
+	DF_PROC_PERIODIC = 1,
+	DF_PROC_SATURATE = 2, /* always a packet waiting: benchmarks, overload */
+};
+
+#define DF_MAX_VC 4
+
+struct df_link_params {
+	uint64_t latency_ns;
+	double bandwidth_gbps; /* 0 = unlimited (benchmarks only) */
+	uint32_t buffer_flits; /* per VC, at the receiving input port */
+	uint64_t credit_latency_ns;
+	uint32_t vcs;
+};
+
+struct df_config {
+	char path[256]; /* file the config came from, for messages */
+
+	/* [topology] */
+	uint32_t p, a, h, g;
+	enum df_arrangement arrangement;
+
+	/* [links] */
+	struct df_link_params link[DF_LINK_NCLASS];
+	uint32_t flit_bytes;
+
+	/* [routing] */
+	enum df_algorithm algorithm;
+	uint64_t seed;
+
+	/* [traffic] */
+	enum df_pattern pattern;
+	uint32_t shift;
+	double load;
+	uint32_t packet_bytes;
+	enum df_process process;
+	uint64_t warmup_ms, measure_ms, drain_timeout_ms;
+	uint32_t source_queue;
+
+	/* [run] */
+	uint32_t workers;          /* 0 = auto: one per free CPU, at least 1 */
+	uint32_t routers_per_lcore; /* 0 = auto (spread evenly) */
+	int idle_backoff;          /* sleep when a worker has nothing to do */
+	uint32_t idle_sleep_us;
+	uint64_t lateness_tolerance_ns;
+	uint32_t tsc_calibrate_ms;
+};
+
+/* Names for reports and messages. */
+const char *df_arrangement_name(enum df_arrangement a);
+const char *df_algorithm_name(enum df_algorithm a);
+const char *df_pattern_name(enum df_pattern p);
+const char *df_process_name(enum df_process p);
+const char *df_link_class_name(enum df_link_class c);
+
+/* Fill every field with its documented default. */
+void df_config_defaults(struct df_config *cfg);
+
+/*
+ * Load an INI file (DPDK rte_cfgfile) over the defaults, then apply
+ * "section.key=value" overrides, then validate. On error returns -1 and
+ * writes one message naming file, line, section, key, value and what is
+ * allowed into err.
+ */
+int df_config_load(struct df_config *cfg, const char *path,
+		   const char *const *sets, int nsets, char *err, size_t errlen);
+
+/* Cross-field checks (topology sizes, VC counts...). */
+int df_config_validate(const struct df_config *cfg, char *err, size_t errlen);
+
+/* Print the accepted keys with defaults (for --help). */
+void df_config_print_keys(void *file);
+
+#endif

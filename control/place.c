@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+
+#include "place.h"
+
+int df_place(uint32_t nrouters, uint32_t nworkers, uint32_t routers_per_lcore,
+	     uint16_t *worker_of, char *err, size_t errlen)
+{
+	uint32_t per;
+
+	if (nworkers == 0) {
+		snprintf(err, errlen, "placement: no worker lcore available");
+		return -1;
+	}
+	if (routers_per_lcore) {
+		uint32_t need = (nrouters + routers_per_lcore - 1) /
+				routers_per_lcore;
+		if (need > nworkers) {
+			snprintf(err, errlen,
+				 "[run] routers_per_lcore = %u needs %u worker "
+				 "lcores for %u routers, only %u available; "
+				 "allowed: at least %u",
+				 routers_per_lcore, need, nrouters, nworkers,
+				 (nrouters + nworkers - 1) / nworkers);
+			return -1;
+		}
+		per = routers_per_lcore;
+	} else {
+		if (nworkers > nrouters)
+			nworkers = nrouters;
+		per = (nrouters + nworkers - 1) / nworkers;
+	}
+	for (uint32_t r = 0; r < nrouters; r++)
+		worker_of[r] = r / per;
+	return (nrouters + per - 1) / per;
+}

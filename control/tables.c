@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tables.h"
+
+/*
+ * Output port of router r toward group G (G != own group), choosing one of
+ * the c = a*h/(g-1) parallel links ([DF] leaves the choice open, NOTES §2.1):
+ * a router that owns links to G uses its own (index key mod owned), so the
+ * path stays local-global-local; any other router takes link
+ * (key + own index) mod c, so the routers of a group spread their traffic
+ * over the parallel links. key is the destination router's index in its
+ * group for MIN, 0 for the intermediate group of VAL.
+ */
+static uint32_t port_toward(const struct df_topo *t, uint32_t r, uint32_t G,
+			    uint32_t key)
+{
+	uint32_t own = r / t->a, i = r % t->a, gbase = t->p + t->a - 1;
+	uint32_t owned[64], nowned = 0, holders[4096], nlinks = 0;
+
+	for (uint32_t j = 0; j < t->a; j++) {
+		uint32_t rr = own * t->a + j;
+		for (uint32_t k = 0; k < t->h; k++) {
+			const struct df_port_info *pi =
+				&t->ports[rr * t->nports + gbase + k];
+			if (pi->peer / t->a != G)
+				continue;
+			if (j == i)
+				owned[nowned++] = gbase + k;
+			holders[nlinks++] = j;
+		}
+	}
+	if (nowned)
+		return owned[key % nowned];
+	return df_local_port(t, i, holders[(key + i) % nlinks]);
+}
+
+int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
+		    size_t errlen)
+{
+	memset(tb, 0, sizeof(*tb));
+	tb->a = t->a;
+	tb->g = t->g;
+	tb->p = t->p;
+	tb->nrouters = t->nrouters;
+	tb->nports = t->nports;
+	tb->port_to_router = malloc((size_t)t->nrouters * t->nrouters);
+	tb->port_to_group = malloc((size_t)t->nrouters * t->g);
+	tb->port_class = malloc(t->nports);
+	tb->peer_router = malloc((size_t)t->nrouters * t->nports *
+				 sizeof(*tb->peer_router));
+	if (!tb->port_to_router || !tb->port_to_group || !tb->port_class ||
+	    !tb->peer_router) {
+		df_tables_free(tb);
+		snprintf(err, errlen, "out of memory building routing tables");
+		return -1;
+	}
+	for (uint32_t k = 0; k < t->nports; k++)
+		tb->port_class[k] = t->ports[k].cls;
+	for (uint32_t i = 0; i < t->nrouters * t->nports; i++)
+		tb->peer_router[i] = t->ports[i].cls == DF_LINK_TERMINAL
+					     ? 0xffff
+					     : t->ports[i].peer;
+	for (uint32_t r = 0; r < t->nrouters; r++) {
+		uint32_t G = r / t->a;
+
+		for (uint32_t X = 0; X < t->g; X++)
+			tb->port_to_group[r * t->g + X] =
+				X == G ? DF_PORT_NONE
+				       : port_toward(t, r, X, 0);
+		for (uint32_t d = 0; d < t->nrouters; d++) {
+			uint8_t *e = &tb->port_to_router[r * t->nrouters + d];
+			if (d == r)
+				*e = DF_PORT_NONE;
+			else if (d / t->a == G)
+				*e = df_local_port(t, r % t->a, d % t->a);
+			else
+				*e = port_toward(t, r, d / t->a, d % t->a);
+		}
+	}
+	return 0;
+}
+
+void df_tables_free(struct df_tables *tb)
+{
+	free(tb->port_to_router);
+	free(tb->port_to_group);
+	free(tb->port_class);
+	free(tb->peer_router);
+	memset(tb, 0, sizeof(*tb));
+}
+
+int df_path(const struct df_tables *tb, uint32_t src, uint32_t dst,
+	    uint32_t inter, uint32_t *routers, uint8_t *ports, uint8_t *vcs,
+	    int max)
+{
+	uint8_t phase = inter == DF_NO_GROUP ? DF_PH_TO_DEST : DF_PH_TO_INTER;
+	uint32_t cur = src;
+	int n = 0;
+
+	while (cur != dst) {
+		uint8_t vc;
+		uint32_t port = df_next_hop(tb, cur, dst, 0, inter, &phase,
+					    &vc);
+		if (n == max)
+			return -1;
+		routers[n] = cur;
+		ports[n] = port;
+		vcs[n] = vc;
+		n++;
+		cur = tb->peer_router[cur * tb->nports + port];
+	}
+	return n;
+}

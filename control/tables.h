@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DF_TABLES_H
+#define DF_TABLES_H
+
+/*
+ * Routing tables as plain arrays: control/ builds them, the dataplane only
+ * reads them. df_next_hop() is the one per-hop rule for table routing (MIN
+ * and VAL, [DF] §4.1); control's deadlock check walks paths with this same
+ * function, so the check covers exactly what the dataplane executes.
+ */
+#include <stdint.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "wiring.h"
+
+#define DF_PORT_NONE 0xff
+#define DF_NO_GROUP 0xffff
+
+/* Path phases; the VC of a hop is vc_map[class][phase] ([DF] Fig. 7 as
+ * reconstructed in NOTES-dragonfly-ofar.md §2.3). */
+enum df_phase {
+	DF_PH_TO_INTER = 0, /* heading to the intermediate group (VAL) */
+	DF_PH_TO_DEST = 1,  /* heading to the destination group */
+	DF_PH_IN_DEST = 2,  /* hop into the destination group, and after */
+	DF_NPHASE = 3,
+};
+
+struct df_tables {
+	uint32_t a, g, p, nrouters, nports;
+	uint8_t *port_to_router; /* [r * nrouters + dst]: MIN output port */
+	uint8_t *port_to_group;  /* [r * g + G]: output port toward group G */
+	uint8_t *port_class;     /* [port]: same on every router */
+	uint16_t *peer_router;   /* [r * nports + port] (routers only) */
+	uint8_t vc_map[DF_LINK_NCLASS][DF_NPHASE];
+	uint8_t nvcs[DF_LINK_NCLASS]; /* VCs the plan uses per class */
+};
+
+/*
+ * One routing step at router cur for a packet to router dst (terminal port
+ * dport there) through intermediate group inter (DF_NO_GROUP: minimal).
+ * Updates *phase, returns the output port and writes its VC.
+ */
+static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
+				   uint32_t dst, uint32_t dport,
+				   uint32_t inter, uint8_t *phase, uint8_t *vc)
+{
+	uint32_t cg = cur / t->a, dg = dst / t->a, port, ph, next;
+
+	/* [DF] §4.1 VAL steps 1-2 end on arrival in Gi; MIN starts here. */
+	if (*phase == DF_PH_TO_INTER &&
+	    (cg == inter || inter == dg || inter == DF_NO_GROUP))
+		*phase = DF_PH_TO_DEST;
+	if (cg == dg)
+		*phase = DF_PH_IN_DEST;
+	if (cur == dst) {
+		*vc = 0;
+		return dport;
+	}
+	if (*phase == DF_PH_TO_INTER)
+		port = t->port_to_group[cur * t->g + inter];
+	else
+		port = t->port_to_router[cur * t->nrouters + dst];
+	next = t->peer_router[cur * t->nports + port];
+	ph = next / t->a == dg ? DF_PH_IN_DEST : *phase;
+	*vc = t->vc_map[t->port_class[port]][ph];
+	return port;
+}
+
+int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
+		    size_t errlen);
+void df_tables_free(struct df_tables *tb);
+
+/* Path from router src to router dst (minimal if inter == DF_NO_GROUP);
+ * fills up to max hops with (router, port) and returns the hop count
+ * between routers, or -1 if it loops. */
+int df_path(const struct df_tables *tb, uint32_t src, uint32_t dst,
+	    uint32_t inter, uint32_t *routers, uint8_t *ports, uint8_t *vcs,
+	    int max);
+
+#endif

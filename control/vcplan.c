@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * VC plans and the deadlock check. A routing deadlock needs a cycle in the
+ * channel-dependency graph (Dally and Seitz; [DF] §4.1 cites [7]): nodes
+ * are (directed link, VC) channels, an edge a->b means some packet holds a
+ * and waits for b. We enumerate every path the algorithm can produce with
+ * the dataplane's own df_next_hop() and refuse a plan whose graph has a
+ * cycle. Terminal channels cannot be on a cycle (sources and sinks) and are
+ * left out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vcplan.h"
+
+#define MAX_HOPS 16
+
+typedef void (*path_fn)(void *arg, const uint32_t *routers,
+			const uint8_t *ports, const uint8_t *vcs, int n);
+
+/* Every path of the algorithm: MIN src->dst; VAL src->Gi->dst for all Gi
+ * (Gi may be the source or destination group, [DF] §4.1 steps). */
+static int for_each_path(const struct df_tables *tb, enum df_algorithm alg,
+			 path_fn fn, void *arg, struct df_vcplan_info *info,
+			 char *err, size_t errlen)
+{
+	uint32_t routers[MAX_HOPS];
+	uint8_t ports[MAX_HOPS], vcs[MAX_HOPS];
+	uint32_t ninter = alg == DF_ALG_VAL ? tb->g : 1;
+
+	for (uint32_t s = 0; s < tb->nrouters; s++)
+		for (uint32_t gi = 0; gi < ninter; gi++)
+			for (uint32_t d = 0; d < tb->nrouters; d++) {
+				uint32_t inter = alg == DF_ALG_VAL
+							 ? gi
+							 : DF_NO_GROUP;
+				int n = df_path(tb, s, d, inter, routers, ports,
+						vcs, MAX_HOPS);
+				uint32_t ng = 0;
+				if (n < 0) {
+					snprintf(err, errlen,
+						 "routing tables loop: router "
+						 "%u to %u via group %u never "
+						 "arrives",
+						 s, d, gi);
+					return -1;
+				}
+				for (int k = 0; k < n; k++)
+					ng += tb->port_class[ports[k]] ==
+					      DF_LINK_GLOBAL;
+				if (info) {
+					info->paths++;
+					if ((uint32_t)n > info->max_hops)
+						info->max_hops = n;
+					if (ng > info->max_global)
+						info->max_global = ng;
+				}
+				fn(arg, routers, ports, vcs, n);
+			}
+	return 0;
+}
+
+struct used {
+	const struct df_tables *tb;
+	uint8_t used[DF_LINK_NCLASS][DF_NPHASE];
+};
+
+static void mark_used(void *arg, const uint32_t *routers, const uint8_t *ports,
+		      const uint8_t *vcs, int n)
+{
+	struct used *u = arg;
+
+	(void)routers;
+	for (int k = 0; k < n; k++)
+		u->used[u->tb->port_class[ports[k]]][vcs[k]] = 1;
+}
+
+struct cdg {
+	const struct df_tables *tb;
+	uint64_t *edges;
+	size_t n, cap;
+	int oom;
+};
+
+static uint32_t chan_id(const struct df_tables *tb, uint32_t r, uint8_t port,
+			uint8_t vc)
+{
+	return (r * tb->nports + port) * DF_MAX_VC + vc;
+}
+
+static void add_deps(void *arg, const uint32_t *routers, const uint8_t *ports,
+		     const uint8_t *vcs, int n)
+{
+	struct cdg *c = arg;
+
+	for (int k = 0; k + 1 < n; k++) {
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 4096;
+			uint64_t *e = realloc(c->edges, cap * sizeof(*e));
+			if (e == NULL) {
+				c->oom = 1;
+				return;
+			}
+			c->edges = e;
+			c->cap = cap;
+		}
+		uint64_t a = chan_id(c->tb, routers[k], ports[k], vcs[k]);
+		uint64_t b = chan_id(c->tb, routers[k + 1], ports[k + 1],
+				     vcs[k + 1]);
+		c->edges[c->n++] = a << 32 | b;
+	}
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static void describe(const struct df_tables *tb, uint32_t ch, char *buf,
+		     size_t n)
+{
+	uint32_t vc = ch % DF_MAX_VC, link = ch / DF_MAX_VC;
+	uint32_t r = link / tb->nports, port = link % tb->nports;
+
+	snprintf(buf, n, "r%u.p%u(%s) vc%u", r, port,
+		 df_link_class_name(tb->port_class[port]), vc);
+}
+
+/* Iterative DFS over a CSR graph; on a cycle, describe a few channels. */
+static int find_cycle(const struct df_tables *tb, uint32_t nch,
+		      const uint32_t *off, const uint32_t *dst, char *err,
+		      size_t errlen)
+{
+	uint8_t *color = calloc(nch, 1);
+	uint32_t *stack = malloc(nch * sizeof(*stack));
+	uint32_t *it = malloc(nch * sizeof(*it));
+	int rc = 0;
+
+	if (!color || !stack || !it) {
+		snprintf(err, errlen, "out of memory in the deadlock check");
+		rc = -1;
+		goto out;
+	}
+	for (uint32_t s = 0; s < nch && rc == 0; s++) {
+		int sp = 0;
+
+		if (color[s] || off[s] == off[s + 1])
+			continue;
+		stack[sp++] = s;
+		color[s] = 1;
+		it[s] = off[s];
+		while (sp > 0 && rc == 0) {
+			uint32_t v = stack[sp - 1];
+			if (it[v] == off[v + 1]) {
+				color[v] = 2;
+				sp--;
+				continue;
+			}
+			uint32_t w = dst[it[v]++];
+			if (color[w] == 1) {
+				char a[64], b[64];
+				describe(tb, v, a, sizeof(a));
+				describe(tb, w, b, sizeof(b));
+				snprintf(err, errlen,
+					 "deadlock check: the VC plan has a "
+					 "channel-dependency cycle (%d "
+					 "channels deep on the search path), "
+					 "closed by %s -> %s",
+					 sp, a, b);
+				rc = -1;
+			} else if (color[w] == 0) {
+				color[w] = 1;
+				it[w] = off[w];
+				stack[sp++] = w;
+			}
+		}
+	}
+out:
+	free(color);
+	free(stack);
+	free(it);
+	return rc;
+}
+
+int df_vcplan_check(const struct df_tables *tb, enum df_algorithm alg,
+		    struct df_vcplan_info *info, char *err, size_t errlen)
+{
+	struct cdg c = {.tb = tb};
+	uint32_t nch = tb->nrouters * tb->nports * DF_MAX_VC;
+	uint32_t *off = NULL, *dst = NULL;
+	uint8_t *seen = NULL;
+	size_t u = 0;
+	int rc = -1;
+
+	if (for_each_path(tb, alg, add_deps, &c, info, err, errlen))
+		goto out;
+	if (c.oom)
+		goto oom;
+	qsort(c.edges, c.n, sizeof(*c.edges), cmp_u64);
+	for (size_t i = 0; i < c.n; i++)
+		if (u == 0 || c.edges[i] != c.edges[u - 1])
+			c.edges[u++] = c.edges[i];
+	off = calloc(nch + 1, sizeof(*off));
+	dst = malloc((u ? u : 1) * sizeof(*dst));
+	seen = calloc(nch, 1);
+	if (!off || !dst || !seen)
+		goto oom;
+	for (size_t i = 0; i < u; i++) {
+		uint32_t a = c.edges[i] >> 32, b = (uint32_t)c.edges[i];
+		off[a + 1]++;
+		dst[i] = b;
+		seen[a] = seen[b] = 1;
+	}
+	for (uint32_t i = 0; i < nch; i++)
+		off[i + 1] += off[i];
+	if (info) {
+		info->dependencies = u;
+		info->channels = 0;
+		for (uint32_t i = 0; i < nch; i++)
+			info->channels += seen[i];
+	}
+	rc = find_cycle(tb, nch, off, dst, err, errlen);
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory in the deadlock check");
+out:
+	free(c.edges);
+	free(off);
+	free(dst);
+	free(seen);
+	return rc;
+}
+
+int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
+		    struct df_vcplan_info *info, char *err, size_t errlen)
+{
+	struct used u = {.tb = tb};
+	static const char *const phase_name[] = {
+		"to intermediate group", "to destination group",
+		"in destination group"};
+
+	/* Identity map first: the VC of each hop is then its phase. */
+	for (int c = 0; c < DF_LINK_NCLASS; c++)
+		for (int ph = 0; ph < DF_NPHASE; ph++)
+			tb->vc_map[c][ph] = ph;
+	if (for_each_path(tb, cfg->algorithm, mark_used, &u, NULL, err,
+			  errlen))
+		return -1;
+	/*
+	 * VC = rank of the phase among those the class uses. For VAL this is
+	 * exactly [DF] Fig. 7 (non-minimal on VC0, minimal on VC1, into and
+	 * inside the destination group on VC2); MIN never uses phase 0 and
+	 * needs two VCs, as [DF] §4.1 says. Ranks keep the VC index
+	 * non-decreasing along every path, which is what makes it acyclic.
+	 */
+	for (int c = 0; c < DF_LINK_NCLASS; c++) {
+		uint8_t n = 0;
+		for (int ph = 0; ph < DF_NPHASE; ph++) {
+			tb->vc_map[c][ph] = n;
+			if (u.used[c][ph])
+				n++;
+		}
+		if (c == DF_LINK_TERMINAL)
+			n = 1;
+		tb->nvcs[c] = n ? n : 1;
+		uint32_t want = cfg->link[c].vcs;
+		if (want && want < tb->nvcs[c]) {
+			char used[128] = "";
+			size_t len = 0;
+			for (int ph = 0; ph < DF_NPHASE; ph++)
+				if (u.used[c][ph])
+					len += snprintf(used + len,
+							sizeof(used) - len,
+							"%s%s", len ? ", " : "",
+							phase_name[ph]);
+			snprintf(err, errlen,
+				 "%s: [links] %s_vcs = %u is too few for "
+				 "[routing] algorithm = %s: its deadlock-free "
+				 "VC plan needs %u VCs on %s links (%s); "
+				 "allowed: %u..%u",
+				 cfg->path, df_link_class_name(c), want,
+				 df_algorithm_name(cfg->algorithm),
+				 tb->nvcs[c], df_link_class_name(c), used,
+				 tb->nvcs[c], DF_MAX_VC);
+			return -1;
+		}
+		if (want > tb->nvcs[c])
+			tb->nvcs[c] = want;
+	}
+	if (info)
+		memset(info, 0, sizeof(*info));
+	return df_vcplan_check(tb, cfg->algorithm, info, err, errlen);
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DP_PORT_H
+#define DP_PORT_H
+
+/*
+ * One end of a bidirectional link as a router (or a built-in terminal)
+ * sees it: the link it sends on, the link it receives from, the credits it
+ * holds for the downstream input buffers, and its own input VC queues.
+ */
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "config.h"
+#include "link.h"
+#include "packet.h"
+
+#define DP_STAGE 8 /* ring entries staged per poll */
+
+/* FIFO of one input VC: power-of-two ring of mbuf pointers. */
+struct dp_vcq {
+	struct rte_mbuf **slot;
+	uint32_t head, tail, mask;
+	uint64_t last_start; /* departure time of the packet popped last */
+};
+
+struct dp_port {
+	struct dp_link *out; /* we send on it; its credits come back to us */
+	struct dp_link *in;  /* we receive from it; we return its credits */
+	uint8_t cls, nvc;
+	uint32_t credits[DF_MAX_VC];     /* free flits downstream, per VC */
+	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
+	uint64_t credit_t[DF_MAX_VC];    /* due time of the last credit */
+	struct dp_vcq q[DF_MAX_VC];
+	uint16_t rx_n, rx_i, cr_n, cr_i;
+	struct rte_mbuf *rx[DP_STAGE];
+	struct dp_credit cr[DP_STAGE];
+};
+
+static inline uint32_t dp_vcq_count(const struct dp_vcq *q)
+{
+	return q->tail - q->head;
+}
+
+/* Apply the credits that are due; remember when the next one is. */
+static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
+					  uint64_t *next)
+{
+	unsigned n = 0;
+
+	for (;;) {
+		struct dp_credit *c;
+
+		if (p->cr_i == p->cr_n) {
+			p->cr_i = 0;
+			p->cr_n = rte_ring_sc_dequeue_burst_elem(
+				p->out->credits, p->cr, sizeof(*c), DP_STAGE,
+				NULL);
+			if (p->cr_n == 0)
+				return n;
+		}
+		c = &p->cr[p->cr_i];
+		if (c->due > now) {
+			if (c->due < *next)
+				*next = c->due;
+			return n;
+		}
+		p->credits[c->vc] += c->flits;
+		p->credit_t[c->vc] = c->due;
+		p->cr_i++;
+		n++;
+	}
+}
+
+/* Next packet of the incoming link that is due, or NULL. */
+static inline struct rte_mbuf *dp_port_rx_next(struct dp_port *p, uint64_t now,
+					       uint64_t *next)
+{
+	struct rte_mbuf *m;
+	uint64_t due;
+
+	if (p->rx_i == p->rx_n) {
+		p->rx_i = 0;
+		p->rx_n = rte_ring_sc_dequeue_burst(p->in->pkts, (void **)p->rx,
+						    DP_STAGE, NULL);
+		if (p->rx_n == 0)
+			return NULL;
+	}
+	m = p->rx[p->rx_i];
+	due = dp_pkt(m)->due_tsc;
+	if (due > now) {
+		if (due < *next)
+			*next = due;
+		return NULL;
+	}
+	p->rx_i++;
+	return m;
+}
+
+#endif

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Router poll step (DESIGN.md §2 step 4): packets wait in the input VC
+ * queue of the port they came in on; the head of each queue is routed and
+ * leaves when its output serializer is free and the downstream VC has
+ * credits for the whole packet (virtual cut-through); the freed input
+ * space goes back upstream as a credit. Switch allocation is round-robin
+ * over the non-empty input queues, one packet per queue per step.
+ */
+#include "router.h"
+#include "routing/routing.h"
+#include "worker.h"
+
+static inline void qmask_set(struct dp_router *r, uint32_t i)
+{
+	r->qmask[i >> 6] |= 1ULL << (i & 63);
+}
+
+static inline void qmask_clear(struct dp_router *r, uint32_t i)
+{
+	r->qmask[i >> 6] &= ~(1ULL << (i & 63));
+}
+
+static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
+			uint64_t now)
+{
+	struct dp_lcore *lc = r->lc;
+	struct rte_mbuf *m;
+	unsigned n = 0;
+
+	while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
+		struct dp_pkt *pk = dp_pkt(m);
+		struct dp_vcq *q = &p->q[pk->vc];
+
+		dp_hist_add(&lc->st.lateness, now - pk->due_tsc);
+		/* Room is guaranteed: the sender held credits for it. */
+		q->slot[q->tail & q->mask] = m;
+		q->tail++;
+		qmask_set(r, k * DF_MAX_VC + pk->vc);
+		pk->out_port = DF_PORT_NONE;
+		if (p->cls == DF_LINK_TERMINAL)
+			lc->run->eng->inject(r, pk);
+		else
+			pk->hops++;
+		n++;
+	}
+	return n;
+}
+
+static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
+{
+	struct dp_port *ip = &r->port[qi / DF_MAX_VC], *op;
+	uint32_t vc = qi % DF_MAX_VC;
+	struct dp_vcq *q = &ip->q[vc];
+	struct rte_mbuf *m = q->slot[q->head & q->mask];
+	struct dp_pkt *pk = dp_pkt(m);
+	uint64_t ready, finish;
+
+	if (pk->out_port == DF_PORT_NONE)
+		r->lc->run->eng->route(r, pk);
+	op = &r->port[pk->out_port];
+	if (op->out->busy_until > now || op->credits[pk->out_vc] < pk->flits)
+		return 0;
+	/* The packet could not leave before it arrived, before the packet
+	 * ahead of it in the queue left, nor before the credit it uses. */
+	ready = pk->due_tsc;
+	if (q->last_start > ready)
+		ready = q->last_start;
+	if (op->credit_t[pk->out_vc] > ready)
+		ready = op->credit_t[pk->out_vc];
+	op->credits[pk->out_vc] -= pk->flits;
+	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len);
+	finish = op->out->busy_until;
+	q->last_start = finish - dp_link_ser(op->out, m->pkt_len);
+	if (unlikely(dp_link_credit(ip->in, finish, vc, pk->flits) != 0))
+		r->lc->st.enq_fail++;
+	r->lc->st.credits_out++;
+	pk->vc = pk->out_vc;
+	if (unlikely(rte_ring_sp_enqueue(op->out->pkts, m) != 0))
+		r->lc->st.enq_fail++;
+	q->head++;
+	if (q->head == q->tail)
+		qmask_clear(r, qi);
+	r->forwarded++;
+	return 1;
+}
+
+/* Bits of w (word index wi) at positions >= lo and < hi. */
+static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
+			       uint32_t hi)
+{
+	uint32_t base = wi * 64;
+
+	if (hi <= base || lo >= base + 64)
+		return 0;
+	if (lo > base)
+		w &= ~0ULL << (lo - base);
+	if (hi < base + 64)
+		w &= (1ULL << (hi - base)) - 1;
+	return w;
+}
+
+static unsigned allocate(struct dp_router *r, uint64_t now)
+{
+	uint64_t snap[2] = {r->qmask[0], r->qmask[1]};
+	uint32_t start = r->rr, last = UINT32_MAX;
+	unsigned moved = 0;
+
+	if ((snap[0] | snap[1]) == 0)
+		return 0;
+	/* Round-robin: queues from rr upward, then from 0 to rr. */
+	for (int round = 0; round < 2; round++) {
+		uint32_t lo = round ? 0 : start, hi = round ? start : r->nq;
+		for (uint32_t wi = 0; wi < 2; wi++) {
+			uint64_t w = bits_in(snap[wi], wi, lo, hi);
+			while (w) {
+				uint32_t qi = wi * 64 + __builtin_ctzll(w);
+				w &= w - 1;
+				if (try_send(r, qi, now)) {
+					moved++;
+					last = qi;
+				}
+			}
+		}
+	}
+	if (last != UINT32_MAX)
+		r->rr = last + 1 == r->nq ? 0 : last + 1;
+	/* Still blocked packets: do not let the lcore sleep. */
+	if (r->qmask[0] | r->qmask[1])
+		r->lc->next_event = now;
+	return moved;
+}
+
+unsigned dp_router_step(struct dp_router *r, uint64_t now)
+{
+	unsigned work = 0;
+
+	for (uint32_t k = 0; k < r->nports; k++) {
+		struct dp_port *p = &r->port[k];
+
+		unsigned c = dp_port_credits_in(p, now, &r->lc->next_event);
+
+		r->lc->st.credits_in += c;
+		work += c + receive(r, p, k, now);
+	}
+	return work + allocate(r, now);
+}

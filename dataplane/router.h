@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DP_ROUTER_H
+#define DP_ROUTER_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "port.h"
+
+struct dp_lcore;
+
+/* A router (DESIGN.md §4): a poll task; several may share one lcore. */
+struct dp_router {
+	uint32_t id, group;
+	uint32_t nports, nq; /* nq = nports * DF_MAX_VC input queues */
+	uint64_t qmask[2];   /* non-empty input queues, bit port*MAX_VC+vc */
+	uint32_t rr;         /* round-robin start of switch allocation */
+	struct dp_lcore *lc;
+	uint64_t decisions_min, decisions_nonmin;
+	uint64_t forwarded;
+	struct dp_port port[] __rte_cache_aligned;
+} __rte_cache_aligned;
+
+/* One poll step: credits in, arrivals in, switch allocation. Returns the
+ * number of events handled (0 = idle). */
+unsigned dp_router_step(struct dp_router *r, uint64_t now);
+
+#endif

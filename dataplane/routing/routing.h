@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DP_ROUTING_H
+#define DP_ROUTING_H
+
+/*
+ * One interface for every routing algorithm (DESIGN.md §5), one file per
+ * algorithm, in the manner of testpmd's forwarding engines.
+ */
+#include "config.h"
+#include "packet.h"
+
+struct dp_router;
+
+struct dp_routing_engine {
+	const char *name;
+	/* At the source router, once per packet: path class and
+	 * intermediate group ([DF] §4.1-4.2). */
+	void (*inject)(struct dp_router *r, struct dp_pkt *pk);
+	/* At every router, for the packet at the head of an input queue:
+	 * output port and VC into pk->out_port / pk->out_vc. */
+	void (*route)(struct dp_router *r, struct dp_pkt *pk);
+};
+
+extern const struct dp_routing_engine dp_min_engine;
+extern const struct dp_routing_engine dp_val_engine;
+
+const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg);
+
+/* Table routing shared by MIN and VAL (df_next_hop). */
+void dp_table_route(struct dp_router *r, struct dp_pkt *pk);
+
+#endif

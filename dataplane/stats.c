@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "stats.h"
+
+const char *const dp_drop_name[DP_DROP_N] = {
+	[DP_DROP_SOURCE_QUEUE_FULL] = "source_queue_full",
+	[DP_DROP_NO_MBUF] = "no_mbuf",
+};
+
+void dp_hist_merge(struct dp_hist *dst, const struct dp_hist *src)
+{
+	dst->n += src->n;
+	dst->sum += src->sum;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	for (int i = 0; i < DP_HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+}
+
+static uint64_t bucket_mid(uint32_t i)
+{
+	uint32_t e, sub;
+	uint64_t lo, width;
+
+	if (i < 64)
+		return i;
+	e = (i - 64) / DP_HIST_SUB + 6;
+	sub = (i - 64) % DP_HIST_SUB;
+	width = 1ULL << (e - 5);
+	lo = (1ULL << e) + sub * width;
+	return lo + width / 2;
+}
+
+uint64_t dp_hist_quantile(const struct dp_hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (h->n == 0)
+		return 0;
+	rank = (uint64_t)(q * (double)(h->n - 1)) + 1;
+	for (uint32_t i = 0; i < DP_HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= rank) {
+			uint64_t v = bucket_mid(i);
+			return v > h->max ? h->max : v;
+		}
+	}
+	return h->max;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DP_STATS_H
+#define DP_STATS_H
+
+/*
+ * Per-lcore counters (one writer each, cache-line aligned) merged by the
+ * main lcore. Histograms are log-linear: exact below 64, then 32 buckets
+ * per power of two (relative error under 3.2 %).
+ */
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#define DP_HIST_SUB 32
+#define DP_HIST_BUCKETS (64 + 58 * DP_HIST_SUB)
+#define DP_MAX_HOPS 16
+
+struct dp_hist {
+	uint64_t n, sum, max;
+	uint64_t b[DP_HIST_BUCKETS];
+};
+
+static inline uint32_t dp_hist_index(uint64_t v)
+{
+	uint32_t e;
+
+	if (v < 64)
+		return (uint32_t)v;
+	e = 63 - __builtin_clzll(v); /* >= 6 */
+	return 64 + (e - 6) * DP_HIST_SUB +
+	       (uint32_t)((v >> (e - 5)) & (DP_HIST_SUB - 1));
+}
+
+static inline void dp_hist_add(struct dp_hist *h, uint64_t v)
+{
+	h->n++;
+	h->sum += v;
+	if (v > h->max)
+		h->max = v;
+	h->b[dp_hist_index(v)]++;
+}
+
+void dp_hist_merge(struct dp_hist *dst, const struct dp_hist *src);
+/* Value at quantile q (0..1): the middle of the bucket holding it. */
+uint64_t dp_hist_quantile(const struct dp_hist *h, double q);
+
+enum dp_drop {
+	DP_DROP_SOURCE_QUEUE_FULL = 0, /* generated, no room to wait */
+	DP_DROP_NO_MBUF,               /* mempool empty at injection */
+	DP_DROP_N,
+};
+extern const char *const dp_drop_name[DP_DROP_N];
+
+struct dp_stats {
+	uint64_t generated, gen_measured, gen_bytes_window;
+	uint64_t injected, inj_measured;
+	uint64_t delivered, del_measured, rx_bytes_window;
+	uint64_t drops[DP_DROP_N], drops_measured;
+	uint64_t not_injected; /* left in source queues when generation ended */
+	uint64_t minimal, nonminimal;
+	uint64_t hops[DP_MAX_HOPS];
+	uint64_t corrupt;      /* delivered frames whose payload was wrong */
+	uint64_t enq_fail;     /* ring full: a sizing bug, never expected */
+	uint64_t credits_out, credits_in; /* credit messages sent, applied */
+	struct dp_hist latency;  /* ns, measured packets */
+	struct dp_hist lateness; /* ns, every packet release */
+} __rte_cache_aligned;
+
+#endif

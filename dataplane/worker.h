@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DP_WORKER_H
+#define DP_WORKER_H
+
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mempool.h>
+
+#include "config.h"
+#include "tables.h"
+#include "port.h"
+#include "router.h"
+#include "stats.h"
+
+struct dp_routing_engine;
+
+/* Shared by every lcore of a run; written by the main lcore only. */
+struct dp_run {
+	volatile int gen_on; /* terminals generate new packets */
+	volatile int quit;
+	uint64_t m0, m1;     /* measurement window, TSC */
+	struct rte_mempool *pool;
+	const struct df_tables *tb;
+	const struct dp_routing_engine *eng;
+	/* traffic */
+	enum df_pattern pattern;
+	enum df_process process;
+	uint32_t shift, packet_bytes, pkt_flits;
+	uint32_t nterms, p, a, g;
+	double ln1m_load;    /* log(1 - load), Bernoulli skips */
+	uint64_t slot_q16;   /* one packet time on a terminal link, TSC<<16 */
+	uint64_t gap_q16;    /* periodic: slot / load */
+	uint32_t src_queue_mask;
+	const uint32_t *perm; /* permutation pattern: destination of each */
+	/* idle backoff */
+	int idle_backoff;
+	uint64_t idle_sleep_tsc, idle_margin_tsc;
+};
+
+/* A built-in terminal: generator on one side, sink on the other. */
+struct dp_term {
+	uint32_t id, router, group;
+	struct dp_lcore *lc;
+	uint64_t next_gen;     /* next generation instant, TSC */
+	uint32_t gen_frac;     /* its fraction of a cycle, 1/65536 */
+	uint64_t *srcq;        /* generation times waiting for injection */
+	uint32_t sq_head, sq_tail;
+	uint32_t seq;          /* packets injected so far */
+	uint64_t rx_pkts;
+	struct dp_port port;   /* port.out: to the router; port.in: from it */
+} __rte_cache_aligned;
+
+struct dp_lcore {
+	struct dp_stats st;
+	struct dp_run *run;
+	struct dp_router **routers;
+	struct dp_term **terms;
+	uint32_t nrouters, nterms;
+	uint64_t rng;
+	uint64_t next_event;
+	/* exactly-once check, per source terminal: count, sum, sum of squares
+	 * of the sequence numbers delivered here */
+	uint64_t *rx_cnt, *rx_sum, *rx_sq;
+	uint64_t sweeps, idle_sleeps;
+	unsigned lcore_id;
+} __rte_cache_aligned;
+
+static inline uint64_t dp_rand(struct dp_lcore *lc)
+{
+	/* xorshift64*: fast, good enough for traffic and VAL choices */
+	uint64_t x = lc->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	lc->rng = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+static inline uint32_t dp_rand_below(struct dp_lcore *lc, uint32_t n)
+{
+	return (uint32_t)(((dp_rand(lc) >> 32) * n) >> 32);
+}
+
+unsigned dp_term_step(struct dp_term *t, uint64_t now);
+/* Discard what waits in the source queue (generation has ended). */
+void dp_term_flush(struct dp_term *t);
+
+/* rte_eal_remote_launch entry: arg is a struct dp_lcore. */
+int dp_worker_main(void *arg);
+
+#endif

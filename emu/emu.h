@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DF_EMU_H
+#define DF_EMU_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "place.h"
+#include "tables.h"
+#include "vcplan.h"
+#include "wiring.h"
+#include "stats.h"
+
+/* Everything control/ decides before packets flow. */
+struct df_plan {
+	struct df_config cfg;
+	struct df_topo topo;
+	struct df_tables tb;
+	struct df_vcplan_info vci;
+	uint16_t *worker_of; /* [router] */
+	uint32_t nworkers;
+};
+
+/* Build wiring, tables, VC plan (with the deadlock check) and placement
+ * for nworkers_avail worker lcores. No EAL needed. */
+int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
+		  uint32_t nworkers_avail, char *err, size_t errlen);
+void df_plan_free(struct df_plan *pl);
+void df_plan_summary(const struct df_plan *pl, FILE *f);
+
+struct df_report {
+	double offered_load, accepted_load;
+	uint64_t generated, injected, delivered, in_flight, not_injected;
+	uint64_t drops[DP_DROP_N];
+	uint64_t gen_measured, del_measured, drops_measured;
+	double lat_avg_ns;
+	uint64_t lat_p50_ns, lat_p99_ns, lat_max_ns;
+	uint64_t hops[DP_MAX_HOPS];
+	uint64_t minimal, nonminimal;
+	uint64_t late_p50_ns, late_p99_ns, late_max_ns;
+	int lateness_ok;
+	int credits_conserved;
+	char credit_issue[256];
+	int exactly_once;
+	uint64_t corrupt, enq_fail;
+	int drained; /* every measured packet arrived before the timeout */
+	int fully_drained; /* nothing left in flight at the end */
+	double wall_s, measure_s, tsc_hz;
+	uint32_t nworkers;
+	uint64_t sweeps, idle_sleeps;
+	uint64_t link_tx_pkts[DF_LINK_NCLASS];
+};
+
+struct df_emu_opts {
+	int quiet;       /* no live status line */
+	FILE *status;    /* where the live status goes (stderr) */
+	double tsc_hz;   /* calibrated TSC rate */
+};
+
+/* Run the emulation on the EAL's worker lcores (EAL must be up). */
+int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
+	       struct df_report *rep, char *err, size_t errlen);
+
+void df_report_print(const struct df_plan *pl, const struct df_report *r,
+		     FILE *f);
+int df_report_json(const struct df_plan *pl, const struct df_report *r,
+		   const char *path, char *err, size_t errlen);
+
+/* TSC rate measured against CLOCK_MONOTONIC_RAW (DPDK-NOTES.md §0: DPDK's
+ * own value is rounded to 10 MHz, 0.19 % off on our VMs). */
+double df_tsc_calibrate(uint32_t ms);
+
+/* Memory the dataplane of a plan needs (mempool, rings, queues). */
+uint64_t df_emulate_mem_bytes(const struct df_plan *pl);
+
+#endif

@@ -1,0 +1,719 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * From a checked plan to running routers: links, rings, routers and
+ * terminals are allocated here (the only place that knows both control/
+ * and dataplane/), the workers are launched, and the main lcore sleeps
+ * between its duties: phase changes, the live status line, and the final
+ * accounting (every packet and every credit).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "emu.h"
+#include "routing.h"
+#include "worker.h"
+
+struct emu {
+	const struct df_plan *pl;
+	double hz;
+	struct dp_run run;
+	struct dp_lcore **lc;
+	unsigned *lcore_id;
+	struct dp_router **routers;
+	struct dp_term **terms;
+	struct dp_link *links; /* router ports, then T->R, then R->T */
+	uint32_t nlinks;
+	uint32_t *perm;
+	char *err;
+	size_t errlen;
+};
+
+static unsigned run_id; /* unique ring/pool names across runs */
+
+static uint64_t ns_to_tsc(double hz, uint64_t ns)
+{
+	return (uint64_t)((double)ns * hz / 1e9 + 0.5);
+}
+
+/* Size of the buffer at the receiving end of a link of class c, in flits,
+ * over all its VCs: bounds the packets and credit messages in flight. */
+static uint32_t buffer_total(const struct df_plan *pl, int c)
+{
+	return pl->tb.nvcs[c] * pl->cfg.link[c].buffer_flits;
+}
+
+static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
+		     uint32_t from_port, uint32_t to, uint32_t to_port)
+{
+	const struct df_link_params *lp = &e->pl->cfg.link[cls];
+	uint32_t cap = buffer_total(e->pl, cls);
+	char name[RTE_RING_NAMESIZE];
+	unsigned id = (unsigned)(l - e->links);
+
+	l->cls = cls;
+	l->from = from;
+	l->from_port = from_port;
+	l->to = to;
+	l->to_port = to_port;
+	l->lat_tsc = ns_to_tsc(e->hz, lp->latency_ns);
+	l->credit_lat_tsc = ns_to_tsc(e->hz, lp->credit_latency_ns);
+	/* 8 bits per byte at bandwidth_gbps bits per ns */
+	l->cyc_per_byte_q16 =
+		lp->bandwidth_gbps > 0
+			? (uint64_t)(8.0 / lp->bandwidth_gbps * e->hz / 1e9 *
+				     65536.0)
+			: 0;
+	snprintf(name, sizeof(name), "dfp%u_%u", run_id, id);
+	l->pkts = rte_ring_create(name, cap, rte_socket_id(),
+				  RING_F_SP_ENQ | RING_F_SC_DEQ |
+					  RING_F_EXACT_SZ);
+	snprintf(name, sizeof(name), "dfc%u_%u", run_id, id);
+	l->credits = rte_ring_create_elem(name, sizeof(struct dp_credit), cap,
+					  rte_socket_id(),
+					  RING_F_SP_ENQ | RING_F_SC_DEQ |
+						  RING_F_EXACT_SZ);
+	if (l->pkts == NULL || l->credits == NULL) {
+		snprintf(e->err, e->errlen,
+			 "cannot create link rings (%s): %s; give EAL more "
+			 "memory (-m)",
+			 name, rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Port state: downstream credits for the link we send on, input queues
+ * for the link we receive from. */
+static int port_init(struct emu *e, struct dp_port *p, int cls,
+		     struct dp_link *out, struct dp_link *in, int queues)
+{
+	const struct df_plan *pl = e->pl;
+	uint32_t nvc = cls == DF_LINK_TERMINAL ? 1 : pl->tb.nvcs[cls];
+	uint32_t flits = pl->cfg.link[cls].buffer_flits;
+
+	p->cls = cls;
+	p->nvc = nvc;
+	p->out = out;
+	p->in = in;
+	for (uint32_t v = 0; v < nvc; v++) {
+		p->credits[v] = p->credit_full[v] = flits;
+		if (!queues)
+			continue;
+		uint32_t n = rte_align32pow2(flits);
+		p->q[v].slot = rte_zmalloc(NULL, n * sizeof(void *),
+					   RTE_CACHE_LINE_SIZE);
+		if (p->q[v].slot == NULL) {
+			snprintf(e->err, e->errlen,
+				 "out of memory for VC queues");
+			return -1;
+		}
+		p->q[v].mask = n - 1;
+	}
+	return 0;
+}
+
+static int build_links(struct emu *e)
+{
+	const struct df_plan *pl = e->pl;
+	const struct df_topo *t = &pl->topo;
+	uint32_t rp = t->nrouters * t->nports;
+
+	e->nlinks = rp + 2 * t->nterms;
+	e->links = rte_zmalloc(NULL, e->nlinks * sizeof(*e->links),
+			       RTE_CACHE_LINE_SIZE);
+	if (e->links == NULL)
+		goto oom;
+	for (uint32_t r = 0; r < t->nrouters; r++)
+		for (uint32_t k = 0; k < t->nports; k++) {
+			const struct df_port_info *pi =
+				&t->ports[r * t->nports + k];
+			if (pi->cls == DF_LINK_TERMINAL)
+				continue;
+			if (link_init(e, &e->links[r * t->nports + k], pi->cls,
+				      r, k, pi->peer, pi->peer_port))
+				return -1;
+		}
+	for (uint32_t i = 0; i < t->nterms; i++) {
+		uint32_t r = i / t->p, k = i % t->p;
+		/* terminal -> router, then router -> terminal */
+		if (link_init(e, &e->links[rp + i], DF_LINK_TERMINAL, i, 0, r,
+			      k) ||
+		    link_init(e, &e->links[rp + t->nterms + i],
+			      DF_LINK_TERMINAL, r, k, i, 0))
+			return -1;
+	}
+	return 0;
+oom:
+	snprintf(e->err, e->errlen, "out of memory for links");
+	return -1;
+}
+
+static int build_nodes(struct emu *e)
+{
+	const struct df_plan *pl = e->pl;
+	const struct df_topo *t = &pl->topo;
+	uint32_t rp = t->nrouters * t->nports, sq;
+
+	e->routers = calloc(t->nrouters, sizeof(*e->routers));
+	e->terms = calloc(t->nterms, sizeof(*e->terms));
+	if (e->routers == NULL || e->terms == NULL)
+		goto oom;
+	for (uint32_t r = 0; r < t->nrouters; r++) {
+		struct dp_router *ro = rte_zmalloc(
+			NULL, sizeof(*ro) + t->nports * sizeof(struct dp_port),
+			RTE_CACHE_LINE_SIZE);
+		if (ro == NULL)
+			goto oom;
+		e->routers[r] = ro;
+		ro->id = r;
+		ro->group = r / t->a;
+		ro->nports = t->nports;
+		ro->nq = t->nports * DF_MAX_VC;
+		ro->lc = e->lc[pl->worker_of[r]];
+		for (uint32_t k = 0; k < t->nports; k++) {
+			const struct df_port_info *pi =
+				&t->ports[r * t->nports + k];
+			struct dp_link *out, *in;
+			if (pi->cls == DF_LINK_TERMINAL) {
+				out = &e->links[rp + t->nterms + pi->peer];
+				in = &e->links[rp + pi->peer];
+			} else {
+				out = &e->links[r * t->nports + k];
+				in = &e->links[pi->peer * t->nports +
+					       pi->peer_port];
+			}
+			if (port_init(e, &ro->port[k], pi->cls, out, in, 1))
+				return -1;
+		}
+	}
+	sq = rte_align32pow2(pl->cfg.source_queue);
+	e->run.src_queue_mask = sq - 1;
+	for (uint32_t i = 0; i < t->nterms; i++) {
+		struct dp_term *te = rte_zmalloc(NULL, sizeof(*te),
+						 RTE_CACHE_LINE_SIZE);
+		if (te == NULL)
+			goto oom;
+		e->terms[i] = te;
+		te->id = i;
+		te->router = i / t->p;
+		te->group = te->router / t->a;
+		te->lc = e->lc[pl->worker_of[te->router]];
+		te->srcq = rte_malloc(NULL, sq * sizeof(uint64_t), 0);
+		if (te->srcq == NULL)
+			goto oom;
+		if (port_init(e, &te->port, DF_LINK_TERMINAL,
+			      &e->links[rp + i], &e->links[rp + t->nterms + i],
+			      0))
+			return -1;
+	}
+	return 0;
+oom:
+	snprintf(e->err, e->errlen, "out of memory for routers/terminals");
+	return -1;
+}
+
+static int build_lcores(struct emu *e)
+{
+	const struct df_plan *pl = e->pl;
+	uint32_t nt = pl->topo.nterms;
+	unsigned lcore;
+	uint32_t w = 0;
+
+	e->lc = calloc(pl->nworkers, sizeof(*e->lc));
+	e->lcore_id = calloc(pl->nworkers, sizeof(*e->lcore_id));
+	if (e->lc == NULL || e->lcore_id == NULL)
+		goto oom;
+	RTE_LCORE_FOREACH_WORKER(lcore)
+	{
+		if (w == pl->nworkers)
+			break;
+		e->lcore_id[w++] = lcore;
+	}
+	if (w < pl->nworkers) {
+		snprintf(e->err, e->errlen,
+			 "the plan needs %u worker lcores, EAL has %u",
+			 pl->nworkers, w);
+		return -1;
+	}
+	for (w = 0; w < pl->nworkers; w++) {
+		struct dp_lcore *lc = rte_zmalloc_socket(
+			NULL, sizeof(*lc), RTE_CACHE_LINE_SIZE,
+			rte_lcore_to_socket_id(e->lcore_id[w]));
+		if (lc == NULL)
+			goto oom;
+		e->lc[w] = lc;
+		lc->run = &e->run;
+		lc->lcore_id = e->lcore_id[w];
+		lc->rng = (pl->cfg.seed + 1) * 0x9E3779B97F4A7C15ULL + w * 7919;
+		lc->rx_cnt = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
+		lc->rx_sum = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
+		lc->rx_sq = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
+		lc->routers = calloc(pl->topo.nrouters, sizeof(void *));
+		lc->terms = calloc(nt, sizeof(void *));
+		if (!lc->rx_cnt || !lc->rx_sum || !lc->rx_sq || !lc->routers ||
+		    !lc->terms)
+			goto oom;
+	}
+	return 0;
+oom:
+	snprintf(e->err, e->errlen, "out of memory for lcore state");
+	return -1;
+}
+
+static void assign(struct emu *e)
+{
+	const struct df_topo *t = &e->pl->topo;
+
+	for (uint32_t r = 0; r < t->nrouters; r++) {
+		struct dp_lcore *lc = e->routers[r]->lc;
+		lc->routers[lc->nrouters++] = e->routers[r];
+	}
+	for (uint32_t i = 0; i < t->nterms; i++) {
+		struct dp_lcore *lc = e->terms[i]->lc;
+		lc->terms[lc->nterms++] = e->terms[i];
+	}
+}
+
+/* Random pairing for the permutation pattern: a derangement, seeded. */
+static int build_perm(struct emu *e)
+{
+	uint32_t n = e->pl->topo.nterms;
+	uint64_t x = e->pl->cfg.seed * 0x2545F4914F6CDD1DULL + 12345;
+
+	e->perm = malloc(n * sizeof(*e->perm));
+	if (e->perm == NULL)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		e->perm[i] = i;
+	for (uint32_t i = n - 1; i > 0; i--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint32_t j = x % (i + 1), tmp = e->perm[i];
+		e->perm[i] = e->perm[j];
+		e->perm[j] = tmp;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (e->perm[i] == i) { /* swap with a neighbour: no fixpoint */
+			uint32_t j = (i + 1) % n, tmp = e->perm[i];
+			e->perm[i] = e->perm[j];
+			e->perm[j] = tmp;
+		}
+	e->run.perm = e->perm;
+	return 0;
+}
+
+static int build_pool(struct emu *e)
+{
+	const struct df_plan *pl = e->pl;
+	const struct df_topo *t = &pl->topo;
+	uint64_t flits = 0, n;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	/* Every packet in the network holds credits of some buffer: the
+	 * total buffer space in packets bounds the mbufs in use. */
+	for (uint32_t i = 0; i < e->nlinks; i++)
+		flits += buffer_total(pl, e->links[i].cls);
+	n = flits / e->run.pkt_flits + t->nterms * 2 +
+	    (uint64_t)pl->nworkers * 512 + 1024;
+	snprintf(name, sizeof(name), "dfpool%u", run_id);
+	e->run.pool = rte_pktmbuf_pool_create(
+		name, (unsigned)n, 256, DP_PKT_PRIV_SIZE,
+		RTE_PKTMBUF_HEADROOM + pl->cfg.packet_bytes, rte_socket_id());
+	if (e->run.pool == NULL) {
+		snprintf(e->err, e->errlen,
+			 "cannot create a mempool of %llu mbufs of %u bytes: "
+			 "%s; give EAL more memory (e.g. --eal -m 2048)",
+			 (unsigned long long)n, pl->cfg.packet_bytes,
+			 rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void init_run(struct emu *e)
+{
+	const struct df_config *c = &e->pl->cfg;
+	struct dp_run *run = &e->run;
+	double term_bw = c->link[DF_LINK_TERMINAL].bandwidth_gbps;
+	double slot = term_bw > 0 ? c->packet_bytes * 8.0 / term_bw : 0;
+
+	run->tb = &e->pl->tb;
+	run->eng = dp_routing_engine(c->algorithm);
+	run->pattern = c->pattern;
+	run->process = c->process;
+	run->shift = c->shift;
+	run->packet_bytes = c->packet_bytes;
+	run->pkt_flits = (c->packet_bytes + c->flit_bytes - 1) / c->flit_bytes;
+	run->nterms = e->pl->topo.nterms;
+	run->p = c->p;
+	run->a = c->a;
+	run->g = c->g;
+	run->ln1m_load = log1p(-c->load);
+	run->slot_q16 = (uint64_t)(slot * e->hz / 1e9 * 65536.0);
+	run->gap_q16 = c->load > 0 ? (uint64_t)(run->slot_q16 / c->load)
+				   : UINT64_MAX;
+	run->idle_backoff = c->idle_backoff;
+	run->idle_sleep_tsc = ns_to_tsc(e->hz, c->idle_sleep_us * 1000ULL);
+	run->idle_margin_tsc = ns_to_tsc(e->hz, 20000);
+}
+
+static void sum_stats(const struct emu *e, struct dp_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (uint32_t w = 0; w < e->pl->nworkers; w++) {
+		const struct dp_stats *x = &e->lc[w]->st;
+		s->generated += x->generated;
+		s->gen_measured += x->gen_measured;
+		s->gen_bytes_window += x->gen_bytes_window;
+		s->injected += x->injected;
+		s->inj_measured += x->inj_measured;
+		s->delivered += x->delivered;
+		s->del_measured += x->del_measured;
+		s->rx_bytes_window += x->rx_bytes_window;
+		for (int d = 0; d < DP_DROP_N; d++)
+			s->drops[d] += x->drops[d];
+		s->drops_measured += x->drops_measured;
+		s->not_injected += x->not_injected;
+		s->minimal += x->minimal;
+		s->nonminimal += x->nonminimal;
+		for (int h = 0; h < DP_MAX_HOPS; h++)
+			s->hops[h] += x->hops[h];
+		s->corrupt += x->corrupt;
+		s->enq_fail += x->enq_fail;
+		s->credits_out += x->credits_out;
+		s->credits_in += x->credits_in;
+	}
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ms * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static void status_line(const struct emu *e, const struct df_emu_opts *o,
+			uint64_t t0, uint64_t now, const char *phase,
+			const struct dp_stats *s)
+{
+	const struct df_config *c = &e->pl->cfg;
+	double el = (double)(now - t0) / e->hz;
+	double total = (c->warmup_ms + c->measure_ms) / 1e3;
+	int bar = (int)(20 * (el < total ? el / total : 1.0));
+	char b[21];
+
+	for (int i = 0; i < 20; i++)
+		b[i] = i < bar ? '#' : '.';
+	b[20] = '\0';
+	fprintf(o->status,
+		"[%6.2f/%.2f s] [%s] %-7s injected %llu delivered %llu "
+		"in-flight %llu dropped %llu\n",
+		el, total, b, phase, (unsigned long long)s->injected,
+		(unsigned long long)s->delivered,
+		(unsigned long long)(s->injected - s->delivered),
+		(unsigned long long)(s->drops[0] + s->drops[1]));
+	fflush(o->status);
+}
+
+/* Phases: warm-up and measurement with generation on; then generation on
+ * until every measured packet is in; then a drain of everything in flight
+ * and of every credit message. */
+static void run_phases(struct emu *e, const struct df_emu_opts *o,
+		       struct df_report *rep)
+{
+	const struct df_config *c = &e->pl->cfg;
+	struct dp_run *run = &e->run;
+	uint64_t t0 = rte_rdtsc(), last_status = t0;
+	uint64_t deadline;
+	const char *phase = "warmup";
+	struct dp_stats s;
+
+	run->m0 = t0 + ns_to_tsc(e->hz, c->warmup_ms * 1000000ULL);
+	run->m1 = run->m0 + ns_to_tsc(e->hz, c->measure_ms * 1000000ULL);
+	deadline = run->m1 + ns_to_tsc(e->hz, c->drain_timeout_ms * 1000000ULL);
+	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
+		struct dp_term *t = e->terms[i];
+		unsigned seed = (unsigned)(c->seed * 7919 + i);
+
+		/* a random phase within one slot: terminals not in lockstep */
+		t->next_gen = c->load > 0 ? t0 + (uint64_t)((double)rand_r(&seed) /
+							   RAND_MAX *
+							   (run->slot_q16 >> 16))
+					  : UINT64_MAX;
+		t->gen_frac = 0;
+	}
+	run->gen_on = 1;
+	rte_smp_wmb();
+	for (uint32_t w = 0; w < e->pl->nworkers; w++)
+		rte_eal_remote_launch(dp_worker_main, e->lc[w],
+				      e->lcore_id[w]);
+	rep->drained = 0;
+	for (;;) {
+		uint64_t now;
+
+		sleep_ms(1);
+		now = rte_rdtsc();
+		sum_stats(e, &s);
+		if (now >= run->m0 && now < run->m1)
+			phase = "measure";
+		if (run->gen_on && now >= run->m1 &&
+		    s.gen_measured == s.del_measured + s.drops_measured) {
+			run->gen_on = 0;
+			rep->drained = 1;
+			phase = "drain";
+		}
+		if (!run->gen_on && s.injected == s.delivered &&
+		    s.credits_out == s.credits_in)
+			break;
+		if (now >= deadline) {
+			phase = "timeout";
+			break;
+		}
+		if (!o->quiet && now - last_status >= (uint64_t)e->hz) {
+			status_line(e, o, t0, now, phase, &s);
+			last_status = now;
+		}
+	}
+	run->gen_on = 0;
+	run->quit = 1;
+	rte_eal_mp_wait_lcore();
+	rep->wall_s = (double)(rte_rdtsc() - t0) / e->hz;
+	if (!o->quiet) {
+		sum_stats(e, &s);
+		status_line(e, o, t0, rte_rdtsc(), phase, &s);
+	}
+}
+
+static void check_credits(const struct emu *e, struct df_report *rep)
+{
+	const struct df_topo *t = &e->pl->topo;
+
+	rep->credits_conserved = 1;
+	for (uint32_t r = 0; r < t->nrouters && rep->credits_conserved; r++)
+		for (uint32_t k = 0; k < t->nports; k++) {
+			const struct dp_port *p = &e->routers[r]->port[k];
+			for (uint32_t v = 0; v < p->nvc; v++)
+				if (p->credits[v] != p->credit_full[v]) {
+					rep->credits_conserved = 0;
+					snprintf(rep->credit_issue,
+						 sizeof(rep->credit_issue),
+						 "router %u port %u (%s) vc%u "
+						 "holds %u of %u credits",
+						 r, k,
+						 df_link_class_name(p->cls), v,
+						 p->credits[v],
+						 p->credit_full[v]);
+					break;
+				}
+		}
+	for (uint32_t i = 0; i < t->nterms && rep->credits_conserved; i++) {
+		const struct dp_port *p = &e->terms[i]->port;
+		if (p->credits[0] != p->credit_full[0]) {
+			rep->credits_conserved = 0;
+			snprintf(rep->credit_issue, sizeof(rep->credit_issue),
+				 "terminal %u holds %u of %u credits", i,
+				 p->credits[0], p->credit_full[0]);
+		}
+	}
+}
+
+/* Exactly once: per source, the delivered sequence numbers must be
+ * 0..n-1, checked by count, sum and sum of squares (mod 2^64). */
+static void check_delivery(const struct emu *e, struct df_report *rep)
+{
+	uint32_t nt = e->pl->topo.nterms;
+
+	rep->exactly_once = 1;
+	for (uint32_t i = 0; i < nt; i++) {
+		unsigned __int128 n = e->terms[i]->seq;
+		uint64_t cnt = 0, sum = 0, sq = 0;
+		for (uint32_t w = 0; w < e->pl->nworkers; w++) {
+			cnt += e->lc[w]->rx_cnt[i];
+			sum += e->lc[w]->rx_sum[i];
+			sq += e->lc[w]->rx_sq[i];
+		}
+		uint64_t esum = (uint64_t)(n * (n - (n > 0)) / 2);
+		uint64_t esq = n ? (uint64_t)((n - 1) * n * (2 * n - 1) / 6)
+				 : 0;
+		if (cnt != (uint64_t)n || sum != esum || sq != esq)
+			rep->exactly_once = 0;
+	}
+}
+
+static void fill_report(const struct emu *e, struct df_report *rep)
+{
+	const struct df_config *c = &e->pl->cfg;
+	struct dp_stats s;
+	struct dp_hist *lat = calloc(1, sizeof(*lat));
+	struct dp_hist *late = calloc(1, sizeof(*late));
+	double ns = 1e9 / e->hz;
+	double bw = c->link[DF_LINK_TERMINAL].bandwidth_gbps;
+	double cap;
+
+	sum_stats(e, &s);
+	rep->generated = s.generated;
+	rep->injected = s.injected;
+	rep->delivered = s.delivered;
+	rep->in_flight = s.injected - s.delivered;
+	rep->not_injected = s.not_injected;
+	memcpy(rep->drops, s.drops, sizeof(s.drops));
+	rep->gen_measured = s.gen_measured;
+	rep->del_measured = s.del_measured;
+	rep->drops_measured = s.drops_measured;
+	rep->minimal = s.minimal;
+	rep->nonminimal = s.nonminimal;
+	memcpy(rep->hops, s.hops, sizeof(s.hops));
+	rep->corrupt = s.corrupt;
+	rep->enq_fail = s.enq_fail;
+	rep->measure_s = c->measure_ms / 1e3;
+	rep->tsc_hz = e->hz;
+	rep->nworkers = e->pl->nworkers;
+	/* bytes per second a terminal link carries, all terminals */
+	cap = bw * 1e9 / 8 * e->pl->topo.nterms * rep->measure_s;
+	rep->offered_load = bw > 0 ? s.gen_bytes_window / cap : 0;
+	rep->accepted_load = bw > 0 ? s.rx_bytes_window / cap : 0;
+	if (lat && late) {
+		for (uint32_t w = 0; w < e->pl->nworkers; w++) {
+			dp_hist_merge(lat, &e->lc[w]->st.latency);
+			dp_hist_merge(late, &e->lc[w]->st.lateness);
+			rep->sweeps += e->lc[w]->sweeps;
+			rep->idle_sleeps += e->lc[w]->idle_sleeps;
+		}
+		rep->lat_avg_ns = lat->n ? (double)lat->sum / lat->n * ns : 0;
+		rep->lat_p50_ns = dp_hist_quantile(lat, 0.50) * ns;
+		rep->lat_p99_ns = dp_hist_quantile(lat, 0.99) * ns;
+		rep->lat_max_ns = lat->max * ns;
+		rep->late_p50_ns = dp_hist_quantile(late, 0.50) * ns;
+		rep->late_p99_ns = dp_hist_quantile(late, 0.99) * ns;
+		rep->late_max_ns = late->max * ns;
+	}
+	rep->lateness_ok = rep->late_p99_ns <= c->lateness_tolerance_ns;
+	for (uint32_t i = 0; i < e->nlinks; i++)
+		rep->link_tx_pkts[e->links[i].cls] += e->links[i].tx_pkts;
+	rep->fully_drained = rep->in_flight == 0 &&
+			     s.credits_out == s.credits_in;
+	free(lat);
+	free(late);
+	check_credits(e, rep);
+	check_delivery(e, rep);
+}
+
+/* Free what is still in the network (after a timeout) and every object. */
+static void teardown(struct emu *e)
+{
+	const struct df_plan *pl = e->pl;
+	const struct df_topo *t = &pl->topo;
+	struct rte_mbuf *m;
+
+	for (uint32_t i = 0; e->links && i < e->nlinks; i++) {
+		struct dp_link *l = &e->links[i];
+		while (l->pkts && rte_ring_dequeue(l->pkts, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(l->pkts);
+		rte_ring_free(l->credits);
+	}
+	for (uint32_t r = 0; e->routers && r < t->nrouters; r++) {
+		struct dp_router *ro = e->routers[r];
+		if (ro == NULL)
+			continue;
+		for (uint32_t k = 0; k < ro->nports; k++) {
+			struct dp_port *p = &ro->port[k];
+			for (uint32_t i = p->rx_i; i < p->rx_n; i++)
+				rte_pktmbuf_free(p->rx[i]);
+			for (uint32_t v = 0; v < DF_MAX_VC; v++) {
+				struct dp_vcq *q = &p->q[v];
+				for (; q->slot && q->head != q->tail; q->head++)
+					rte_pktmbuf_free(
+						q->slot[q->head & q->mask]);
+				rte_free(q->slot);
+			}
+		}
+		rte_free(ro);
+	}
+	for (uint32_t i = 0; e->terms && i < t->nterms; i++) {
+		struct dp_term *te = e->terms[i];
+		if (te == NULL)
+			continue;
+		for (uint32_t j = te->port.rx_i; j < te->port.rx_n; j++)
+			rte_pktmbuf_free(te->port.rx[j]);
+		rte_free(te->srcq);
+		rte_free(te);
+	}
+	for (uint32_t w = 0; e->lc && w < pl->nworkers; w++) {
+		struct dp_lcore *lc = e->lc[w];
+		if (lc == NULL)
+			continue;
+		rte_free(lc->rx_cnt);
+		rte_free(lc->rx_sum);
+		rte_free(lc->rx_sq);
+		free(lc->routers);
+		free(lc->terms);
+		rte_free(lc);
+	}
+	rte_mempool_free(e->run.pool);
+	rte_free(e->links);
+	free(e->routers);
+	free(e->terms);
+	free(e->lc);
+	free(e->lcore_id);
+	free(e->perm);
+}
+
+int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
+	       struct df_report *rep, char *err, size_t errlen)
+{
+	struct emu e = {.pl = pl, .hz = opt->tsc_hz, .err = err,
+			.errlen = errlen};
+	int rc = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	run_id++;
+	init_run(&e);
+	if (build_lcores(&e) || build_links(&e) || build_nodes(&e) ||
+	    build_pool(&e))
+		goto out;
+	if (pl->cfg.pattern == DF_PAT_PERMUTATION && build_perm(&e)) {
+		snprintf(err, errlen, "out of memory for the permutation");
+		goto out;
+	}
+	assign(&e);
+	run_phases(&e, opt, rep);
+	fill_report(&e, rep);
+	rc = 0;
+out:
+	teardown(&e);
+	return rc;
+}
+
+uint64_t df_emulate_mem_bytes(const struct df_plan *pl)
+{
+	const struct df_topo *t = &pl->topo;
+	uint32_t pkt_flits = (pl->cfg.packet_bytes + pl->cfg.flit_bytes - 1) /
+			     pl->cfg.flit_bytes;
+	uint64_t flits = 0, bytes;
+
+	for (uint32_t r = 0; r < t->nrouters * t->nports; r++)
+		flits += buffer_total(pl, t->ports[r].cls);
+	flits += 2ULL * t->nterms * buffer_total(pl, DF_LINK_TERMINAL);
+	/* rings (8 + 16 bytes an entry), VC queues (8), mbufs */
+	bytes = flits * 32;
+	bytes += (flits / pkt_flits + t->nterms * 2 + 4096) *
+		 (uint64_t)(pl->cfg.packet_bytes + 512);
+	bytes += (uint64_t)t->nterms * rte_align32pow2(pl->cfg.source_queue) *
+		 8;
+	return bytes;
+}

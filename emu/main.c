@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dfemu: a real-network emulator of dragonfly interconnection networks.
+ * Laid out like DPDK's examples: application arguments, EAL start, then
+ * the work; EAL arguments come after --eal (or before --, DPDK style).
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "emu.h"
+
+#define MAX_SETS 128
+#define MAX_EAL_ARGS 64
+
+struct app_args {
+	const char *config;
+	const char *sets[MAX_SETS];
+	int nsets;
+	const char *json;
+	int quiet, check;
+	char **eal;
+	int neal;
+};
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s --config FILE [--set SECTION.KEY=VALUE]... "
+		"[--json FILE] [--quiet] [--eal EAL-ARGS...]\n"
+		"       %s --check --config FILE [--set ...]\n"
+		"       %s [EAL-ARGS...] -- --config FILE [...]\n\n"
+		"Emulates a dragonfly network (routers as DPDK poll tasks, "
+		"links with shaped\nlatency and bandwidth, virtual channels "
+		"and credit flow control) and prints a\nreport of "
+		"throughput, latency, hops and the packet/credit "
+		"accounting.\n\n"
+		"Options:\n"
+		"  -c, --config FILE     emulation config (INI, see README and "
+		"configs/)\n"
+		"  -s, --set S.K=V       override one config key, e.g. "
+		"--set traffic.load=0.5\n"
+		"                        (repeatable, applied after the file)\n"
+		"  -j, --json FILE       also write the report as JSON "
+		"(- for stdout)\n"
+		"  -q, --quiet           no live status line\n"
+		"  -k, --check           build and check wiring, routing "
+		"tables, VC plan and\n"
+		"                        placement, print a summary, do not "
+		"forward\n"
+		"  -h, --help            this text\n"
+		"      --eal ARGS...     everything after it goes to DPDK's "
+		"EAL. Without EAL\n"
+		"                        arguments dfemu picks: --no-pci, "
+		"lcores 0..N-1 (N = CPUs),\n"
+		"                        --in-memory on hugepages when a "
+		"hugetlbfs with free pages\n"
+		"                        is mounted, else --no-huge -m "
+		"<size> --no-shconf\n\n"
+		"Config keys ([section] key: meaning; allowed):\n",
+		prog, prog, prog);
+	df_config_print_keys(f);
+	fprintf(f, "\nExit status: 0 run complete and every packet and "
+		   "credit accounted for;\n1 accounting failed (not drained, "
+		   "credits lost, packets lost or duplicated);\n2 bad "
+		   "arguments or config; 3 DPDK/EAL or resource error.\n");
+}
+
+static int parse_app(int argc, char **argv, struct app_args *a)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"set", required_argument, NULL, 's'},
+		{"json", required_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"check", no_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:s:j:qkh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			a->config = optarg;
+			break;
+		case 's':
+			if (a->nsets == MAX_SETS) {
+				fprintf(stderr, "dfemu: too many --set (max "
+						"%d)\n",
+					MAX_SETS);
+				return -1;
+			}
+			a->sets[a->nsets++] = optarg;
+			break;
+		case 'j':
+			a->json = optarg;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'k':
+			a->check = 1;
+			break;
+		case 'h':
+			usage(stdout, argv[0]);
+			exit(0);
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", argv[0]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr,
+			"dfemu: unexpected argument '%s' (EAL arguments go "
+			"after --eal)\nTry '%s --help'.\n",
+			argv[optind], argv[0]);
+		return -1;
+	}
+	if (a->config == NULL) {
+		fprintf(stderr, "dfemu: --config FILE is required\nTry '%s "
+				"--help'.\n",
+			argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Free hugepages in a mounted hugetlbfs, in bytes (0 if none usable). */
+static uint64_t hugepages_free(void)
+{
+	FILE *f = fopen("/proc/mounts", "r");
+	char line[512];
+	int mounted = 0;
+	unsigned long n = 0, sz = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, " hugetlbfs "))
+			mounted = 1;
+	fclose(f);
+	if (!mounted)
+		return 0;
+	f = fopen("/proc/meminfo", "r");
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "HugePages_Free: %lu", &n);
+		sscanf(line, "Hugepagesize: %lu kB", &sz);
+	}
+	fclose(f);
+	return (uint64_t)n * sz * 1024;
+}
+
+static char prefix_dir[128];
+
+static int default_eal(struct app_args *a, const struct df_plan *pl,
+		       char **argv0, char *store, size_t storelen)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t workers = pl->cfg.workers ? pl->cfg.workers
+					   : (ncpu > 1 ? ncpu - 1 : 1);
+	uint64_t need = df_emulate_mem_bytes(pl) + (64ULL << 20);
+	size_t used = 0;
+	int n = 0;
+	char *args[16];
+
+#define ADD(...)                                                            \
+	do {                                                                \
+		args[n++] = store + used;                                   \
+		used += snprintf(store + used, storelen - used, __VA_ARGS__) + 1; \
+	} while (0)
+	ADD("%s", *argv0);
+	if ((long)workers + 1 <= ncpu)
+		ADD("-l0-%u", workers);
+	else
+		ADD("--lcores=(0-%u)@(0-%ld)", workers, ncpu - 1);
+	ADD("--no-pci");
+	ADD("--log-level=warning");
+	ADD("--file-prefix=dfemu-%d", (int)getpid());
+	snprintf(prefix_dir, sizeof(prefix_dir), "/var/run/dpdk/dfemu-%d",
+		 (int)getpid());
+	if (hugepages_free() >= need) {
+		ADD("--in-memory");
+	} else {
+		/* DPDK-NOTES.md §2: --no-huge defaults to 64 MB, and
+		 * cannot be combined with --in-memory. */
+		ADD("--no-huge");
+		ADD("-m%llu", (unsigned long long)(need >> 20) + 64);
+		ADD("--no-shconf");
+	}
+#undef ADD
+	a->eal = malloc(n * sizeof(char *));
+	if (a->eal == NULL)
+		return -1;
+	memcpy(a->eal, args, n * sizeof(char *));
+	a->neal = n;
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag,
+		    struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct app_args a = {0};
+	struct df_config cfg;
+	struct df_plan pl;
+	struct df_report rep;
+	struct df_emu_opts eo = {0};
+	char err[2048], store[1024];
+	char *eal_argv[MAX_EAL_ARGS + 2];
+	int split = -1, dpdk_style = 0, rc, app_argc, nworkers;
+	char **app_argv;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--eal")) {
+			split = i;
+			break;
+		}
+	if (split < 0)
+		for (int i = 1; i < argc; i++)
+			if (!strcmp(argv[i], "--")) {
+				split = i;
+				dpdk_style = 1;
+				break;
+			}
+	/* application arguments, with argv[0] in front for getopt */
+	app_argv = calloc(argc + 1, sizeof(char *));
+	app_argv[0] = argv[0];
+	app_argc = 1;
+	if (split < 0)
+		for (int i = 1; i < argc; i++)
+			app_argv[app_argc++] = argv[i];
+	else if (dpdk_style)
+		for (int i = split + 1; i < argc; i++)
+			app_argv[app_argc++] = argv[i];
+	else
+		for (int i = 1; i < split; i++)
+			app_argv[app_argc++] = argv[i];
+	if (parse_app(app_argc, app_argv, &a))
+		return 2;
+
+	df_config_defaults(&cfg);
+	if (df_config_load(&cfg, a.config, a.sets, a.nsets, err,
+			   sizeof(err))) {
+		fprintf(stderr, "dfemu: %s\n", err);
+		return 2;
+	}
+	nworkers = cfg.workers ? (int)cfg.workers : (ncpu > 1 ? ncpu - 1 : 1);
+	if (split >= 0) /* EAL decides; check against it after init */
+		nworkers = cfg.workers ? (int)cfg.workers : 128;
+	if (df_plan_build(&pl, &cfg, nworkers, err, sizeof(err))) {
+		fprintf(stderr, "dfemu: %s\n", err);
+		return 2;
+	}
+	if (a.check) {
+		df_plan_summary(&pl, stdout);
+		df_plan_free(&pl);
+		return 0;
+	}
+
+	if (split >= 0) {
+		int from = dpdk_style ? 1 : split + 1;
+		int to = dpdk_style ? split : argc;
+		a.neal = 0;
+		eal_argv[a.neal++] = argv[0];
+		for (int i = from; i < to && a.neal < MAX_EAL_ARGS; i++)
+			eal_argv[a.neal++] = argv[i];
+		a.eal = eal_argv;
+	} else if (default_eal(&a, &pl, &argv[0], store, sizeof(store))) {
+		fprintf(stderr, "dfemu: out of memory\n");
+		return 3;
+	}
+	if (!a.quiet) {
+		fprintf(stderr, "dfemu: EAL");
+		for (int i = 1; i < a.neal; i++)
+			fprintf(stderr, " %s", a.eal[i]);
+		fprintf(stderr, "\n");
+	}
+	rc = rte_eal_init(a.neal, a.eal);
+	if (rc < 0) {
+		fprintf(stderr,
+			"dfemu: EAL init failed: %s (EAL arguments:",
+			rte_strerror(rte_errno));
+		for (int i = 1; i < a.neal; i++)
+			fprintf(stderr, " %s", a.eal[i]);
+		fprintf(stderr, ")\n");
+		return 3;
+	}
+	if (rte_lcore_count() < 2) {
+		fprintf(stderr, "dfemu: EAL gave no worker lcore; give it at "
+				"least two lcores (e.g. -l 0-1)\n");
+		rte_eal_cleanup();
+		return 3;
+	}
+	if (split >= 0 && cfg.workers == 0) {
+		/* re-place on the worker lcores EAL actually has */
+		df_plan_free(&pl);
+		if (df_plan_build(&pl, &cfg, rte_lcore_count() - 1, err,
+				  sizeof(err))) {
+			fprintf(stderr, "dfemu: %s\n", err);
+			rte_eal_cleanup();
+			return 2;
+		}
+	}
+	eo.quiet = a.quiet;
+	eo.status = stderr;
+	eo.tsc_hz = df_tsc_calibrate(cfg.tsc_calibrate_ms);
+	if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
+		fprintf(stderr, "dfemu: %s\n", err);
+		rc = 3;
+	} else {
+		df_report_print(&pl, &rep, stdout);
+		rc = rep.drained && rep.fully_drained &&
+				     rep.credits_conserved &&
+				     rep.exactly_once && !rep.corrupt &&
+				     !rep.enq_fail
+			     ? 0
+			     : 1;
+		if (a.json &&
+		    df_report_json(&pl, &rep, a.json, err, sizeof(err))) {
+			fprintf(stderr, "dfemu: %s\n", err);
+			rc = 3;
+		}
+	}
+	df_plan_free(&pl);
+	rte_eal_cleanup();
+	if (prefix_dir[0])
+		nftw(prefix_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(app_argv);
+	return rc;
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The end-of-run report: an aligned table for people, JSON for scripts. */
+#include <errno.h>
+#include <string.h>
+
+#include "emu.h"
+
+static uint64_t total_drops(const struct df_report *r)
+{
+	uint64_t n = 0;
+
+	for (int d = 0; d < DP_DROP_N; d++)
+		n += r->drops[d];
+	return n;
+}
+
+void df_report_print(const struct df_plan *pl, const struct df_report *r,
+		     FILE *f)
+{
+	const struct df_config *c = &pl->cfg;
+	uint64_t hops_total = 0;
+
+	fprintf(f, "\ndfemu report: %s\n", c->path);
+	fprintf(f, "  %-22s p=%u a=%u h=%u g=%u %s, %u routers, %u terminals\n",
+		"topology", c->p, c->a, c->h, c->g,
+		df_arrangement_name(c->arrangement), pl->topo.nrouters,
+		pl->topo.nterms);
+	fprintf(f, "  %-22s %s, pattern %s", "routing / traffic",
+		df_algorithm_name(c->algorithm), df_pattern_name(c->pattern));
+	if (c->pattern == DF_PAT_ADVERSARIAL)
+		fprintf(f, " shift %u", c->shift);
+	fprintf(f, ", %s, %u-byte packets\n", df_process_name(c->process),
+		c->packet_bytes);
+	fprintf(f, "  %-22s %.4f of terminal bandwidth (%.3g Gb/s links)\n",
+		"offered load", r->offered_load,
+		c->link[DF_LINK_TERMINAL].bandwidth_gbps);
+	fprintf(f, "  %-22s %.4f\n", "accepted load", r->accepted_load);
+	fprintf(f, "  %-22s generated %llu, injected %llu, delivered %llu, "
+		   "in flight %llu\n",
+		"packets", (unsigned long long)r->generated,
+		(unsigned long long)r->injected,
+		(unsigned long long)r->delivered,
+		(unsigned long long)r->in_flight);
+	fprintf(f, "  %-22s %llu", "dropped",
+		(unsigned long long)total_drops(r));
+	for (int d = 0; d < DP_DROP_N; d++)
+		fprintf(f, "%s %s %llu", d ? "," : " (", dp_drop_name[d],
+			(unsigned long long)r->drops[d]);
+	fprintf(f, "); never injected (end of run) %llu\n",
+		(unsigned long long)r->not_injected);
+	fprintf(f, "  %-22s %llu generated in window, %llu delivered\n",
+		"measured packets", (unsigned long long)r->gen_measured,
+		(unsigned long long)r->del_measured);
+	fprintf(f, "  %-22s avg %.0f  p50 %llu  p99 %llu  max %llu\n",
+		"latency (ns)", r->lat_avg_ns,
+		(unsigned long long)r->lat_p50_ns,
+		(unsigned long long)r->lat_p99_ns,
+		(unsigned long long)r->lat_max_ns);
+	for (int h = 0; h < DP_MAX_HOPS; h++)
+		hops_total += r->hops[h];
+	fprintf(f, "  %-22s", "hops (router-router)");
+	for (int h = 0; h < DP_MAX_HOPS; h++)
+		if (r->hops[h])
+			fprintf(f, " %d:%.1f%%", h,
+				100.0 * r->hops[h] / hops_total);
+	fprintf(f, "\n  %-22s minimal %llu, non-minimal %llu\n", "paths",
+		(unsigned long long)r->minimal,
+		(unsigned long long)r->nonminimal);
+	fprintf(f, "  %-22s p50 %llu  p99 %llu  max %llu%s\n", "lateness (ns)",
+		(unsigned long long)r->late_p50_ns,
+		(unsigned long long)r->late_p99_ns,
+		(unsigned long long)r->late_max_ns,
+		r->lateness_ok ? "" : "  WARNING");
+	fprintf(f, "  %-22s %s%s%s\n", "credits conserved",
+		r->credits_conserved ? "yes" : "NO: ",
+		r->credits_conserved ? "" : r->credit_issue,
+		r->fully_drained ? "" : " (network not drained)");
+	fprintf(f, "  %-22s %s\n", "delivered exactly once",
+		r->exactly_once && !r->corrupt ? "yes" : "NO");
+	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
+		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
+	if (!r->drained)
+		fprintf(f, "  WARNING: the drain timeout ([traffic] "
+			   "drain_timeout_ms = %llu) expired before every "
+			   "measured packet arrived: the network is beyond "
+			   "saturation or the host is too slow\n",
+			(unsigned long long)c->drain_timeout_ms);
+	if (!r->lateness_ok)
+		fprintf(f,
+			"  WARNING: lateness p99 %llu ns exceeds [run] "
+			"lateness_tolerance_ns = %llu: the host did not keep "
+			"up with the emulated time. Lower the link "
+			"bandwidths or the load, use hugepages, or give the "
+			"routers more lcores.\n",
+			(unsigned long long)r->late_p99_ns,
+			(unsigned long long)c->lateness_tolerance_ns);
+	if (r->enq_fail || r->corrupt)
+		fprintf(f, "  ERROR: %llu ring overflows, %llu corrupt frames "
+			   "(a bug: please report)\n",
+			(unsigned long long)r->enq_fail,
+			(unsigned long long)r->corrupt);
+}
+
+int df_report_json(const struct df_plan *pl, const struct df_report *r,
+		   const char *path, char *err, size_t errlen)
+{
+	const struct df_config *c = &pl->cfg;
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int first = 1;
+
+	if (f == NULL) {
+		snprintf(err, errlen, "--json %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\n  \"config\": {\"file\": \"%s\", \"p\": %u, \"a\": %u, "
+		   "\"h\": %u, \"g\": %u, \"arrangement\": \"%s\", "
+		   "\"algorithm\": \"%s\", \"pattern\": \"%s\", \"shift\": %u, "
+		   "\"load\": %g, \"packet_bytes\": %u, \"process\": \"%s\", "
+		   "\"seed\": %llu, \"warmup_ms\": %llu, \"measure_ms\": %llu, "
+		   "\"workers\": %u, \"terminal_bandwidth_gbps\": %g, "
+		   "\"local_bandwidth_gbps\": %g, "
+		   "\"global_bandwidth_gbps\": %g, "
+		   "\"terminal_latency_ns\": %llu, \"local_latency_ns\": %llu, "
+		   "\"global_latency_ns\": %llu},\n",
+		c->path, c->p, c->a, c->h, c->g,
+		df_arrangement_name(c->arrangement),
+		df_algorithm_name(c->algorithm), df_pattern_name(c->pattern),
+		c->shift, c->load, c->packet_bytes, df_process_name(c->process),
+		(unsigned long long)c->seed,
+		(unsigned long long)c->warmup_ms,
+		(unsigned long long)c->measure_ms, r->nworkers,
+		c->link[0].bandwidth_gbps, c->link[1].bandwidth_gbps,
+		c->link[2].bandwidth_gbps,
+		(unsigned long long)c->link[0].latency_ns,
+		(unsigned long long)c->link[1].latency_ns,
+		(unsigned long long)c->link[2].latency_ns);
+	fprintf(f, "  \"offered_load\": %.6f,\n  \"accepted_load\": %.6f,\n",
+		r->offered_load, r->accepted_load);
+	fprintf(f, "  \"packets\": {\"generated\": %llu, \"injected\": %llu, "
+		   "\"delivered\": %llu, \"in_flight\": %llu, "
+		   "\"not_injected\": %llu, \"measured\": %llu, "
+		   "\"measured_delivered\": %llu, \"dropped\": {",
+		(unsigned long long)r->generated,
+		(unsigned long long)r->injected,
+		(unsigned long long)r->delivered,
+		(unsigned long long)r->in_flight,
+		(unsigned long long)r->not_injected,
+		(unsigned long long)r->gen_measured,
+		(unsigned long long)r->del_measured);
+	for (int d = 0; d < DP_DROP_N; d++)
+		fprintf(f, "%s\"%s\": %llu", d ? ", " : "", dp_drop_name[d],
+			(unsigned long long)r->drops[d]);
+	fprintf(f, "}},\n");
+	fprintf(f, "  \"latency_ns\": {\"avg\": %.1f, \"p50\": %llu, "
+		   "\"p99\": %llu, \"max\": %llu},\n",
+		r->lat_avg_ns, (unsigned long long)r->lat_p50_ns,
+		(unsigned long long)r->lat_p99_ns,
+		(unsigned long long)r->lat_max_ns);
+	fprintf(f, "  \"hops\": {\"histogram\": {");
+	for (int h = 0; h < DP_MAX_HOPS; h++)
+		if (r->hops[h]) {
+			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", h,
+				(unsigned long long)r->hops[h]);
+			first = 0;
+		}
+	fprintf(f, "}},\n");
+	fprintf(f, "  \"paths\": {\"minimal\": %llu, \"nonminimal\": %llu},\n",
+		(unsigned long long)r->minimal,
+		(unsigned long long)r->nonminimal);
+	fprintf(f, "  \"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, "
+		   "\"max\": %llu, \"within_tolerance\": %s},\n",
+		(unsigned long long)r->late_p50_ns,
+		(unsigned long long)r->late_p99_ns,
+		(unsigned long long)r->late_max_ns,
+		r->lateness_ok ? "true" : "false");
+	fprintf(f, "  \"credits_conserved\": %s,\n",
+		r->credits_conserved ? "true" : "false");
+	if (!r->credits_conserved)
+		fprintf(f, "  \"credit_issue\": \"%s\",\n", r->credit_issue);
+	fprintf(f, "  \"exactly_once\": %s,\n  \"corrupt_frames\": %llu,\n",
+		r->exactly_once ? "true" : "false",
+		(unsigned long long)r->corrupt);
+	fprintf(f, "  \"drained\": %s,\n  \"fully_drained\": %s,\n",
+		r->drained ? "true" : "false",
+		r->fully_drained ? "true" : "false");
+	fprintf(f, "  \"link_packets\": {\"terminal\": %llu, \"local\": %llu, "
+		   "\"global\": %llu},\n",
+		(unsigned long long)r->link_tx_pkts[0],
+		(unsigned long long)r->link_tx_pkts[1],
+		(unsigned long long)r->link_tx_pkts[2]);
+	fprintf(f, "  \"tsc_hz\": %.0f,\n  \"sweeps\": %llu,\n"
+		   "  \"idle_sleeps\": %llu,\n  \"wall_s\": %.3f\n}\n",
+		r->tsc_hz, (unsigned long long)r->sweeps,
+		(unsigned long long)r->idle_sleeps, r->wall_s);
+	if (f != stdout)
+		fclose(f);
+	return 0;
+}
