@@ -8,6 +8,8 @@ const char *const dp_drop_name[DP_DROP_N] = {
 
 void dp_hist_merge(struct dp_hist *dst, const struct dp_hist *src)
 {
+	if (src->n && (src->min < dst->min || dst->n == 0))
+		dst->min = src->min;
 	dst->n += src->n;
 	dst->sum += src->sum;
 	if (src->max > dst->max)
@@ -41,7 +43,7 @@ uint64_t dp_hist_quantile(const struct dp_hist *h, double q)
 		seen += h->b[i];
 		if (seen >= rank) {
 			uint64_t v = bucket_mid(i);
-			return v > h->max ? h->max : v;
+			return v > h->max ? h->max : v < h->min ? h->min : v;
 		}
 	}
 	return h->max;

@@ -16,7 +16,7 @@
 #define DP_MAX_HOPS 16
 
 struct dp_hist {
-	uint64_t n, sum, max;
+	uint64_t n, sum, min, max;
 	uint64_t b[DP_HIST_BUCKETS];
 };
 
@@ -37,6 +37,8 @@ static inline void dp_hist_add(struct dp_hist *h, uint64_t v)
 	h->sum += v;
 	if (v > h->max)
 		h->max = v;
+	if (v < h->min || h->n == 1)
+		h->min = v;
 	h->b[dp_hist_index(v)]++;
 }
 

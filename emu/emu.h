@@ -35,7 +35,7 @@ struct df_report {
 	uint64_t drops[DP_DROP_N];
 	uint64_t gen_measured, del_measured, drops_measured;
 	double lat_avg_ns;
-	uint64_t lat_p50_ns, lat_p99_ns, lat_max_ns;
+	uint64_t lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns;
 	uint64_t hops[DP_MAX_HOPS];
 	uint64_t minimal, nonminimal;
 	uint64_t late_p50_ns, late_p99_ns, late_max_ns;

@@ -594,6 +594,7 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 			rep->idle_sleeps += e->lc[w]->idle_sleeps;
 		}
 		rep->lat_avg_ns = lat->n ? (double)lat->sum / lat->n * ns : 0;
+		rep->lat_min_ns = lat->min * ns;
 		rep->lat_p50_ns = dp_hist_quantile(lat, 0.50) * ns;
 		rep->lat_p99_ns = dp_hist_quantile(lat, 0.99) * ns;
 		rep->lat_max_ns = lat->max * ns;

@@ -51,8 +51,8 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "  %-22s %llu generated in window, %llu delivered\n",
 		"measured packets", (unsigned long long)r->gen_measured,
 		(unsigned long long)r->del_measured);
-	fprintf(f, "  %-22s avg %.0f  p50 %llu  p99 %llu  max %llu\n",
-		"latency (ns)", r->lat_avg_ns,
+	fprintf(f, "  %-22s avg %.0f  min %llu  p50 %llu  p99 %llu  max %llu\n",
+		"latency (ns)", r->lat_avg_ns, (unsigned long long)r->lat_min_ns,
 		(unsigned long long)r->lat_p50_ns,
 		(unsigned long long)r->lat_p99_ns,
 		(unsigned long long)r->lat_max_ns);
@@ -151,9 +151,10 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		fprintf(f, "%s\"%s\": %llu", d ? ", " : "", dp_drop_name[d],
 			(unsigned long long)r->drops[d]);
 	fprintf(f, "}},\n");
-	fprintf(f, "  \"latency_ns\": {\"avg\": %.1f, \"p50\": %llu, "
-		   "\"p99\": %llu, \"max\": %llu},\n",
-		r->lat_avg_ns, (unsigned long long)r->lat_p50_ns,
+	fprintf(f, "  \"latency_ns\": {\"avg\": %.1f, \"min\": %llu, "
+		   "\"p50\": %llu, \"p99\": %llu, \"max\": %llu},\n",
+		r->lat_avg_ns, (unsigned long long)r->lat_min_ns,
+		(unsigned long long)r->lat_p50_ns,
 		(unsigned long long)r->lat_p99_ns,
 		(unsigned long long)r->lat_max_ns);
 	fprintf(f, "  \"hops\": {\"histogram\": {");

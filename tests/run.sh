@@ -1,0 +1,50 @@
+#!/bin/sh
+# Runs every test and prints one closing line "N passed, N failed".
+# Test programs speak TAP (tests/check.h); a program that crashes or exits
+# non-zero without a "not ok" line counts as one more failure.
+# Usage: tests/run.sh RELEASE_BUILD_DIR SANITIZER_BUILD_DIR
+set -u
+cd "$(dirname "$0")/.."
+REL=${1:-build}
+SAN=${2:-build-san}
+passed=0
+failed=0
+LOG=${TEST_LOG_DIR:-$(mktemp -d)}
+
+run() { # name command...
+	name=$1
+	shift
+	out="$LOG/$name.log"
+	start=$(date +%s)
+	"$@" >"$out" 2>&1
+	rc=$?
+	p=$(grep -c '^ok ' "$out")
+	f=$(grep -c '^not ok ' "$out")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $name exited with status $rc" >>"$out"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	printf '%-28s %4d passed %3d failed  (%ds)\n' "$name" "$p" "$f" \
+		$(($(date +%s) - start))
+	if [ "$f" -ne 0 ]; then
+		grep -E '^not ok|^#' "$out" | head -40
+		echo "--- last lines of $out:"
+		tail -15 "$out"
+	fi
+}
+
+# control/ needs no EAL: unit tests under the sanitizers.
+run control-san "$SAN/tests/test_control"
+run config-san "$SAN/tests/test_config" configs tests/data
+# dataplane on a real EAL, sanitizers on: conservation and accounting.
+run dataplane-san "$SAN/tests/test_dataplane" conservation
+# timing-sensitive tests on the optimised build
+run dataplane-timing "$REL/tests/test_dataplane" timing
+run paper-sanity "$REL/tests/test_dataplane" paper
+run cli "tests/test_cli.sh" "$REL/emu/dfemu"
+
+echo "logs in $LOG"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The dataplane on a real EAL (no mock): several emulations in one process.
+ *   conservation  every packet delivered exactly once, every credit back,
+ *                 MIN and VAL, several seeds, 1 and 2 workers
+ *   timing        latency shaping on a 2-router network, throughput of one
+ *                 link at overload
+ *   paper         [DF] §4.2 at 72 terminals: WC (adversarial shift 1) and
+ *                 uniform, MIN against VAL
+ * Usage: test_dataplane MODE (run from the repository root).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_lcore.h>
+
+#include "check.h"
+#include "emu.h"
+
+static double tsc_hz;
+
+/* Load a config with overrides, plan it for `workers` workers, run it. */
+static int run(const char *file, const char *const *sets, int nsets,
+	       uint32_t workers, struct df_report *rep)
+{
+	struct df_config cfg;
+	struct df_plan pl;
+	struct df_emu_opts eo = {.quiet = 1, .status = stderr,
+				 .tsc_hz = tsc_hz};
+	char err[1024];
+	int rc;
+
+	df_config_defaults(&cfg);
+	if (df_config_load(&cfg, file, sets, nsets, err, sizeof(err))) {
+		printf("# config: %s\n", err);
+		return -1;
+	}
+	cfg.workers = workers;
+	if (df_plan_build(&pl, &cfg, rte_lcore_count() - 1, err,
+			  sizeof(err))) {
+		printf("# plan: %s\n", err);
+		return -1;
+	}
+	rc = df_emulate(&pl, &eo, rep, err, sizeof(err));
+	if (rc)
+		printf("# emulate: %s\n", err);
+	else
+		df_report_print(&pl, rep, stdout);
+	df_plan_free(&pl);
+	return rc;
+}
+
+static void check_accounting(const char *what, const struct df_report *r)
+{
+	uint64_t drops = 0;
+
+	for (int d = 0; d < DP_DROP_N; d++)
+		drops += r->drops[d];
+	CHECK(r->drained && r->fully_drained, "%s: drained", what);
+	CHECK(r->injected > 0 && r->injected == r->delivered,
+	      "%s: injected %llu = delivered %llu", what,
+	      (unsigned long long)r->injected,
+	      (unsigned long long)r->delivered);
+	CHECK(r->generated == r->injected + drops + r->not_injected,
+	      "%s: generated = injected + dropped + never injected", what);
+	CHECK(r->del_measured + r->drops_measured == r->gen_measured &&
+		      r->gen_measured > 0,
+	      "%s: every measured packet delivered or dropped (%llu)", what,
+	      (unsigned long long)r->gen_measured);
+	CHECK(r->exactly_once && r->corrupt == 0,
+	      "%s: each packet delivered exactly once, frames intact", what);
+	CHECK(r->credits_conserved, "%s: every VC has its full credit %s",
+	      what, r->credit_issue);
+	CHECK(r->enq_fail == 0, "%s: no ring overflow", what);
+}
+
+static void conservation(void)
+{
+	static const char *const algs[] = {"routing.algorithm=min",
+					   "routing.algorithm=val"};
+	char name[160], seed[64];
+	struct df_report r;
+	uint32_t maxw = rte_lcore_count() - 1 >= 2 ? 2 : 1;
+
+	for (int a = 0; a < 2; a++)
+		for (uint32_t w = 1; w <= maxw; w++)
+			for (int s = 1; s <= 2; s++) {
+				snprintf(seed, sizeof(seed), "routing.seed=%d",
+					 s * 17);
+				const char *sets[] = {
+					algs[a], seed, "traffic.warmup_ms=20",
+					"traffic.measure_ms=150",
+					"traffic.load=0.4",
+					"links.terminal_bandwidth_gbps=0.1",
+					"links.local_bandwidth_gbps=0.1",
+					"links.global_bandwidth_gbps=0.1"};
+				snprintf(name, sizeof(name),
+					 "reference %s seed %d, %u worker(s)",
+					 algs[a] + 18, s * 17, w);
+				if (run("configs/reference.ini", sets, 8, w,
+					&r)) {
+					CHECK(0, "%s: ran", name);
+					continue;
+				}
+				check_accounting(name, &r);
+				if (a == 1)
+					CHECK(r.nonminimal > r.minimal,
+					      "%s: most VAL paths non-minimal "
+					      "(%llu of %llu)",
+					      name,
+					      (unsigned long long)r.nonminimal,
+					      (unsigned long long)(r.minimal +
+								   r.nonminimal));
+				else
+					CHECK(r.nonminimal == 0,
+					      "%s: MIN is all minimal", name);
+			}
+	/* adversarial and permutation on the small network, saturated */
+	static const char *const pats[][3] = {
+		{"traffic.pattern=adversarial", "traffic.shift=1",
+		 "traffic.process=saturate"},
+		{"traffic.pattern=permutation", "traffic.process=periodic",
+		 "traffic.load=0.9"},
+	};
+	for (int p = 0; p < 2; p++)
+		for (int a = 0; a < 2; a++) {
+			const char *sets[] = {pats[p][0], pats[p][1],
+					      pats[p][2], algs[a],
+					      "traffic.measure_ms=100"};
+			snprintf(name, sizeof(name), "small %s %s",
+				 pats[p][0] + 16, algs[a] + 18);
+			if (run("configs/small.ini", sets, 5, 1, &r)) {
+				CHECK(0, "%s: ran", name);
+				continue;
+			}
+			check_accounting(name, &r);
+		}
+}
+
+/* Two routers, one global link: a=1, h=1, g=2. */
+static void timing(void)
+{
+	struct df_report r;
+	const char *lat_sets[] = {
+		"topology.p=1", "topology.a=1", "topology.h=1", "topology.g=2",
+		"links.terminal_latency_ns=1000",
+		"links.global_latency_ns=5000",
+		"links.terminal_bandwidth_gbps=1",
+		"links.global_bandwidth_gbps=1", "traffic.packet_bytes=256",
+		"traffic.process=periodic", "traffic.load=0.05",
+		"traffic.warmup_ms=20", "traffic.measure_ms=300"};
+	/* 3 serializations of 256 B at 1 Gb/s + the three latencies */
+	double path = 3 * 2048.0 + 1000 + 5000 + 1000;
+
+	if (run("configs/small.ini", lat_sets, 13, 1, &r) == 0) {
+		check_accounting("2-router latency", &r);
+		CHECK(r.lat_min_ns + 10 >= path,
+		      "every packet's latency >= configured path latency: "
+		      "min %llu ns, path %.0f ns",
+		      (unsigned long long)r.lat_min_ns, path);
+		CHECK(r.lat_p50_ns >= path * 0.98 && r.lat_p50_ns <= path * 1.05,
+		      "median latency %llu ns within -2%%/+5%% of the path "
+		      "latency %.0f ns",
+		      (unsigned long long)r.lat_p50_ns, path);
+	} else {
+		CHECK(0, "2-router latency run");
+	}
+
+	/* Overload: 2 terminals per router send across one global link of
+	 * the terminal links' bandwidth: each gets half of it. */
+	const char *bw_sets[] = {
+		"topology.p=2", "topology.a=1", "topology.h=1", "topology.g=2",
+		"links.terminal_bandwidth_gbps=0.2",
+		"links.global_bandwidth_gbps=0.2", "traffic.packet_bytes=512",
+		"traffic.pattern=adversarial", "traffic.shift=1",
+		"traffic.process=saturate", "traffic.warmup_ms=50",
+		"traffic.measure_ms=500"};
+	if (run("configs/small.ini", bw_sets, 12, 1, &r) == 0) {
+		check_accounting("one link at overload", &r);
+		CHECK(r.accepted_load >= 0.475 && r.accepted_load <= 0.525,
+		      "one link at overload carries its bandwidth: accepted "
+		      "%.4f per terminal, expected 0.5 +- 5%%",
+		      r.accepted_load);
+	} else {
+		CHECK(0, "overload run");
+	}
+}
+
+static int paper_run(const char *alg, const char *pattern, double *acc,
+		     struct df_report *r)
+{
+	char a[64], p[64];
+	const char *sets[] = {a,
+			      p,
+			      "traffic.shift=1",
+			      "traffic.process=saturate",
+			      "traffic.packet_bytes=512",
+			      "links.terminal_bandwidth_gbps=0.05",
+			      "links.local_bandwidth_gbps=0.05",
+			      "links.global_bandwidth_gbps=0.05",
+			      "traffic.warmup_ms=300",
+			      "traffic.measure_ms=700",
+			      "traffic.source_queue=64"};
+
+	snprintf(a, sizeof(a), "routing.algorithm=%s", alg);
+	snprintf(p, sizeof(p), "traffic.pattern=%s", pattern);
+	if (run("configs/reference.ini", sets, 11, 1, r))
+		return -1;
+	*acc = r->accepted_load;
+	printf("# %s %s: accepted %.4f, lateness p99 %llu ns\n", alg, pattern,
+	       *acc, (unsigned long long)r->late_p99_ns);
+	return 0;
+}
+
+static void paper(void)
+{
+	struct df_report r;
+	double min_wc, val_wc, min_ur, val_ur;
+	/* [DF] §4.2, NOTES pitfall 7: MIN under WC is limited by the one
+	 * global link between consecutive groups: a*p terminals share it. */
+	double bound = 1.0 / (4 * 2);
+
+	if (paper_run("min", "adversarial", &min_wc, &r) ||
+	    paper_run("val", "adversarial", &val_wc, &r) ||
+	    paper_run("min", "uniform", &min_ur, &r) ||
+	    paper_run("val", "uniform", &val_ur, &r)) {
+		CHECK(0, "paper runs");
+		return;
+	}
+	CHECK(r.lateness_ok, "host kept up (lateness p99 %llu ns)",
+	      (unsigned long long)r.late_p99_ns);
+	CHECK(min_wc >= bound * 0.85 && min_wc <= bound * 1.1,
+	      "WC: MIN saturates near 1/(a*p) = %.3f: %.4f", bound, min_wc);
+	CHECK(val_wc >= 3 * min_wc,
+	      "WC: VAL (%.4f) several times MIN (%.4f)", val_wc, min_wc);
+	CHECK(val_wc <= 0.55, "WC: VAL at most about 1/2 (%.4f)", val_wc);
+	CHECK(min_ur > val_ur, "UR: MIN (%.4f) beats VAL (%.4f)", min_ur,
+	      val_ur);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "conservation";
+	char prefix[64], lcores[64];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int timing_mode = strcmp(mode, "conservation") != 0;
+	char *eal[] = {argv[0], lcores, "--no-pci", "--log-level=warning",
+		       prefix, "--no-huge", "-m", "1024", "--no-shconf"};
+	int neal = 9;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=dftest-%d",
+		 (int)getpid());
+	/* timing: one worker pinned to its own CPU, as dfemu's default;
+	 * conservation: two workers floating, to test two lcores */
+	if (timing_mode && ncpu >= 2)
+		snprintf(lcores, sizeof(lcores), "-l0-1");
+	else
+		snprintf(lcores, sizeof(lcores), "--lcores=(0-2)@(0-%ld)",
+			 ncpu - 1);
+	if (rte_eal_init(neal, eal) < 0) {
+		CHECK(0, "EAL init");
+		return check_done();
+	}
+	tsc_hz = df_tsc_calibrate(100);
+	if (!strcmp(mode, "conservation"))
+		conservation();
+	else if (!strcmp(mode, "timing"))
+		timing();
+	else if (!strcmp(mode, "paper"))
+		paper();
+	else
+		CHECK(0, "unknown mode %s", mode);
+	rte_eal_cleanup();
+	return check_done();
+}
