@@ -469,7 +469,7 @@ static int load_file(struct df_config *cfg, const char *path, char *err,
 
 	if (scan_file(path, &sc, err, n))
 		goto out;
-	f = rte_cfgfile_load_with_params(path, 0, &params);
+	f = rte_cfgfile_load_with_params(path, CFG_FLAG_EMPTY_VALUES, &params);
 	if (f == NULL) {
 		fmt_err(err, n, "%s: rte_cfgfile could not parse the file",
 			path);

@@ -19,7 +19,8 @@ int df_place(uint32_t nrouters, uint32_t nworkers, uint32_t routers_per_lcore,
 			snprintf(err, errlen,
 				 "[run] routers_per_lcore = %u needs %u worker "
 				 "lcores for %u routers, only %u available; "
-				 "allowed: at least %u",
+				 "allowed: 0 (auto) or at least %u routers "
+				 "per lcore",
 				 routers_per_lcore, need, nrouters, nworkers,
 				 (nrouters + nworkers - 1) / nworkers);
 			return -1;

@@ -199,7 +199,8 @@ int df_vcplan_check(const struct df_tables *tb, enum df_algorithm alg,
 		goto out;
 	if (c.oom)
 		goto oom;
-	qsort(c.edges, c.n, sizeof(*c.edges), cmp_u64);
+	if (c.n)
+		qsort(c.edges, c.n, sizeof(*c.edges), cmp_u64);
 	for (size_t i = 0; i < c.n; i++)
 		if (u == 0 || c.edges[i] != c.edges[u - 1])
 			c.edges[u++] = c.edges[i];

@@ -50,6 +50,7 @@ struct df_report {
 	uint32_t nworkers;
 	uint64_t sweeps, idle_sleeps;
 	uint64_t link_tx_pkts[DF_LINK_NCLASS];
+	uint64_t router_hops; /* packets forwarded by routers (all ports) */
 };
 
 struct df_emu_opts {

@@ -605,6 +605,8 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->lateness_ok = rep->late_p99_ns <= c->lateness_tolerance_ns;
 	for (uint32_t i = 0; i < e->nlinks; i++)
 		rep->link_tx_pkts[e->links[i].cls] += e->links[i].tx_pkts;
+	for (uint32_t r = 0; r < e->pl->topo.nrouters; r++)
+		rep->router_hops += e->routers[r]->forwarded;
 	rep->fully_drained = rep->in_flight == 0 &&
 			     s.credits_out == s.credits_in;
 	free(lat);

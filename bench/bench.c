@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dfemu-bench hops [--algorithm NAME] [--seconds S]
+ * Router-hop rate on one worker core: the 36-router reference dragonfly,
+ * 64-byte packets, links with zero latency and unlimited bandwidth, every
+ * terminal saturated. In the same process, a bare chain of rte_rings
+ * (dequeue burst, touch the mbuf, enqueue) gives the baseline the hop rate
+ * is quoted against. The last line is for scripts:
+ *   hops_per_sec=N cycles_per_hop=C ring_hops_per_sec=M
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "emu.h"
+
+#define CHAIN 8
+#define BURST 32
+
+struct chain {
+	struct rte_ring *r[CHAIN];
+	double seconds;
+	uint64_t hops;
+	uint64_t cycles;
+};
+
+/* Stage i moves a burst from ring i to ring i+1 (the last back to 0),
+ * reading and writing each packet's first cache line, as a router does. */
+static int chain_main(void *arg)
+{
+	struct chain *c = arg;
+	struct rte_mbuf *b[BURST];
+	uint64_t t0 = rte_rdtsc(), end = t0 + c->seconds * rte_get_tsc_hz();
+	uint64_t hops = 0, now;
+
+	do {
+		for (int i = 0; i < CHAIN; i++) {
+			unsigned n = rte_ring_sc_dequeue_burst(
+				c->r[i], (void **)b, BURST, NULL);
+			for (unsigned k = 0; k < n; k++)
+				b[k]->hash.usr++;
+			rte_ring_sp_enqueue_burst(c->r[(i + 1) % CHAIN],
+						  (void **)b, n, NULL);
+			hops += n;
+		}
+		now = rte_rdtsc();
+	} while (now < end);
+	c->hops = hops;
+	c->cycles = now - t0;
+	return 0;
+}
+
+static int ring_chain(double seconds, double *rate)
+{
+	struct chain c = {.seconds = seconds};
+	struct rte_mempool *mp = rte_pktmbuf_pool_create(
+		"bench_chain", 4095, 256, 0, 256, rte_socket_id());
+	struct rte_mbuf *m[1024];
+	char name[32];
+	unsigned w = rte_get_next_lcore(-1, 1, 0);
+
+	if (mp == NULL)
+		return -1;
+	for (int i = 0; i < CHAIN; i++) {
+		snprintf(name, sizeof(name), "bench_chain%d", i);
+		c.r[i] = rte_ring_create(name, 2048, rte_socket_id(),
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (c.r[i] == NULL)
+			return -1;
+	}
+	if (rte_pktmbuf_alloc_bulk(mp, m, 1024))
+		return -1;
+	rte_ring_enqueue_bulk(c.r[0], (void **)m, 1024, NULL);
+	rte_eal_remote_launch(chain_main, &c, w);
+	rte_eal_wait_lcore(w);
+	*rate = c.hops / (c.cycles / (double)rte_get_tsc_hz());
+	return 0;
+}
+
+static void usage(const char *p)
+{
+	printf("Usage: %s hops [--algorithm min|val] [--seconds S]\n"
+	       "  Router-hop rate of the 36-router reference dragonfly on one "
+	       "worker core\n  (64-byte packets, zero latency, unlimited "
+	       "bandwidth, saturated terminals),\n  and a bare rte_ring chain "
+	       "for comparison.\n",
+	       p);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"algorithm", required_argument, NULL, 'a'},
+		{"seconds", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *alg = "min";
+	double seconds = 2, ring_rate;
+	char prefix[64], alg_set[64], ms[64], err[1024];
+	struct df_config cfg;
+	struct df_plan pl;
+	struct df_report rep;
+	struct df_emu_opts eo = {.quiet = 1, .status = stderr};
+	int huge, c;
+
+	if (argc < 2 || strcmp(argv[1], "hops")) {
+		usage(argv[0]);
+		return argc < 2 ? 2 : (strcmp(argv[1], "--help") ? 2 : 0);
+	}
+	while ((c = getopt_long(argc - 1, argv + 1, "a:s:h", opts, NULL)) !=
+	       -1) {
+		if (c == 'a')
+			alg = optarg;
+		else if (c == 's')
+			seconds = atof(optarg);
+		else {
+			usage(argv[0]);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	huge = access("/dev/hugepages", F_OK) == 0 &&
+	       system("grep -q ' hugetlbfs ' /proc/mounts") == 0;
+	snprintf(prefix, sizeof(prefix), "--file-prefix=dfbench-%d",
+		 (int)getpid());
+	char *eal_huge[] = {argv[0], "-l0-1", "--no-pci", "--log-level=warning",
+			    prefix, "--in-memory"};
+	char *eal_nohuge[] = {argv[0], "-l0-1", "--no-pci",
+			      "--log-level=warning", prefix, "--no-huge",
+			      "-m", "1024", "--no-shconf"};
+	if ((huge ? rte_eal_init(6, eal_huge) : rte_eal_init(9, eal_nohuge)) <
+	    0) {
+		fprintf(stderr, "dfemu-bench: EAL init failed\n");
+		return 3;
+	}
+	snprintf(alg_set, sizeof(alg_set), "routing.algorithm=%s", alg);
+	snprintf(ms, sizeof(ms), "traffic.measure_ms=%.0f", seconds * 1000);
+	const char *sets[] = {alg_set,
+			      ms,
+			      "traffic.warmup_ms=100",
+			      "traffic.packet_bytes=64",
+			      "traffic.process=saturate",
+			      "traffic.source_queue=1",
+			      "links.terminal_latency_ns=0",
+			      "links.local_latency_ns=0",
+			      "links.global_latency_ns=0",
+			      "links.terminal_bandwidth_gbps=0",
+			      "links.local_bandwidth_gbps=0",
+			      "links.global_bandwidth_gbps=0",
+			      "links.terminal_buffer_flits=8",
+			      "links.local_buffer_flits=8",
+			      "links.global_buffer_flits=8",
+			      "run.workers=1",
+			      "run.idle_backoff=off"};
+	df_config_defaults(&cfg);
+	if (df_config_load(&cfg, "configs/reference.ini", sets,
+			   sizeof(sets) / sizeof(sets[0]), err, sizeof(err)) ||
+	    df_plan_build(&pl, &cfg, 1, err, sizeof(err))) {
+		fprintf(stderr, "dfemu-bench: %s (run from the repository "
+				"root)\n",
+			err);
+		return 2;
+	}
+	eo.tsc_hz = df_tsc_calibrate(100);
+	if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
+		fprintf(stderr, "dfemu-bench: %s\n", err);
+		return 3;
+	}
+	double hops = rep.router_hops / rep.wall_s;
+	double cph = eo.tsc_hz / hops;
+	if (ring_chain(seconds, &ring_rate)) {
+		fprintf(stderr, "dfemu-bench: ring chain set-up failed\n");
+		return 3;
+	}
+	printf("memory:            %s\n", huge ? "hugepages" : "--no-huge");
+	printf("algorithm:         %s, 36 routers on one worker core\n", alg);
+	printf("router hops/s:     %.2f M (%.1f cycles, %.1f ns per hop)\n",
+	       hops / 1e6, cph, 1e9 / hops);
+	printf("ring chain hops/s: %.2f M (%d rings, burst %d)\n",
+	       ring_rate / 1e6, CHAIN, BURST);
+	printf("ratio:             router hop = %.1f ring hops\n",
+	       ring_rate / hops);
+	printf("accounting:        delivered %llu, credits %s, exactly once "
+	       "%s\n",
+	       (unsigned long long)rep.delivered,
+	       rep.credits_conserved ? "conserved" : "LOST",
+	       rep.exactly_once ? "yes" : "NO");
+	printf("hops_per_sec=%.0f cycles_per_hop=%.1f ring_hops_per_sec=%.0f\n",
+	       hops, cph, ring_rate);
+	df_plan_free(&pl);
+	rte_eal_cleanup();
+	return 0;
+}
