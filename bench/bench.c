@@ -196,6 +196,6 @@ int main(int argc, char **argv)
 	printf("hops_per_sec=%.0f cycles_per_hop=%.1f ring_hops_per_sec=%.0f\n",
 	       hops, cph, ring_rate);
 	df_plan_free(&pl);
-	rte_eal_cleanup();
+	df_eal_cleanup();
 	return 0;
 }

@@ -124,6 +124,7 @@ static const struct key_def keys[] = {
 	 NULL, "TSC calibration against CLOCK_MONOTONIC_RAW (ms)"},
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
+_Static_assert(NKEYS <= DF_CFG_MAX_KEYS, "raise DF_CFG_MAX_KEYS");
 
 static const char *const sections[] = {"topology", "links", "routing",
 				       "traffic", "run", NULL};
@@ -456,7 +457,20 @@ static int apply(struct df_config *cfg, const char *where, const char *sec,
 			where, sec, key, val, k->help, allowed);
 		return -1;
 	}
+	snprintf(cfg->origin[k - keys], sizeof(cfg->origin[0]), "%s", where);
 	return 0;
+}
+
+const char *df_config_origin(const struct df_config *cfg, const char *sec,
+			     const char *key)
+{
+	static __thread char dflt[300];
+	const struct key_def *k = find_key(sec, key);
+
+	if (k && cfg->origin[k - keys][0])
+		return cfg->origin[k - keys];
+	snprintf(dflt, sizeof(dflt), "%s (default)", cfg->path);
+	return dflt;
 }
 
 static int load_file(struct df_config *cfg, const char *path, char *err,
@@ -528,16 +542,19 @@ static int apply_set(struct df_config *cfg, const char *set, char *err,
 		     n);
 }
 
+#define AT(sec, key) df_config_origin(c, sec, key)
+
 int df_config_validate(const struct df_config *c, char *err, size_t n)
 {
 	uint32_t gmax = c->a * c->h + 1;
-	const char *f = c->path;
+	uint32_t radix = c->p + (c->a - 1) + c->h;
 
 	if (c->g < 2 || c->g > gmax) {
 		fmt_err(err, n,
 			"%s: [topology] g = %u is not allowed with a = %u, "
-			"h = %u: groups must be 2..a*h+1 = 2..%u",
-			f, c->g, c->a, c->h, gmax);
+			"h = %u: groups must be 2..a*h+1 = 2..%u (or 0 for "
+			"a*h+1)",
+			AT("topology", "g"), c->g, c->a, c->h, gmax);
 		return -1;
 	}
 	/* Every global port must be used: the a*h ports of a group are
@@ -547,19 +564,24 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 			"%s: [topology] g = %u cannot use all a*h = %u global "
 			"ports of a group evenly (need g-1 to divide a*h); "
 			"allowed g here: every g with (g-1) | %u, up to %u",
-			f, c->g, c->a * c->h, c->a * c->h, gmax);
+			AT("topology", "g"), c->g, c->a * c->h, c->a * c->h,
+			gmax);
 		return -1;
 	}
-	if (c->p + (c->a - 1) + c->h > 32) {
+	if (radix > 32) {
 		fmt_err(err, n,
-			"%s: [topology] router radix p+a-1+h = %u exceeds the "
-			"supported 32 ports",
-			f, c->p + c->a - 1 + c->h);
+			"%s: [topology] router radix p+a-1+h = %u+%u+%u = %u "
+			"exceeds the supported 32 ports (p from %s, a from "
+			"%s, h from %s)",
+			c->path, c->p, c->a - 1, c->h, radix,
+			AT("topology", "p"), AT("topology", "a"),
+			AT("topology", "h"));
 		return -1;
 	}
 	if (c->a * c->g > 4096) {
-		fmt_err(err, n, "%s: [topology] a*g = %u routers; at most 4096",
-			f, c->a * c->g);
+		fmt_err(err, n,
+			"%s: [topology] a*g = %u*%u = %u routers; at most 4096",
+			AT("topology", "g"), c->a, c->g, c->a * c->g);
 		return -1;
 	}
 	if (c->pattern == DF_PAT_ADVERSARIAL && c->shift % c->g == 0) {
@@ -567,26 +589,28 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 			"%s: [traffic] shift = %u with g = %u sends every group "
 			"to itself; allowed: a shift that is not a multiple "
 			"of g",
-			f, c->shift, c->g);
+			AT("traffic", "shift"), c->shift, c->g);
 		return -1;
 	}
 	for (int k = 0; k < DF_LINK_NCLASS; k++) {
 		uint32_t need = (c->packet_bytes + c->flit_bytes - 1) /
 				c->flit_bytes;
+		char key[64];
+
+		snprintf(key, sizeof(key), "%s_buffer_flits", class_names[k]);
 		if (c->link[k].buffer_flits < need) {
 			fmt_err(err, n,
-				"%s: [links] %s_buffer_flits = %u cannot hold "
-				"one packet of %u bytes (%u flits of %u "
-				"bytes); virtual cut-through needs at least "
-				"%u",
-				f, class_names[k], c->link[k].buffer_flits,
+				"%s: [links] %s = %u cannot hold one packet of "
+				"%u bytes (%u flits of %u bytes); virtual "
+				"cut-through needs at least %u",
+				AT("links", key), key, c->link[k].buffer_flits,
 				c->packet_bytes, need, c->flit_bytes, need);
 			return -1;
 		}
 	}
 	if (c->p * c->a * c->g < 2) {
 		fmt_err(err, n, "%s: [topology] at least 2 terminals needed",
-			f);
+			AT("topology", "p"));
 		return -1;
 	}
 	return 0;

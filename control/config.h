@@ -46,8 +46,13 @@ struct df_link_params {
 	uint32_t vcs;
 };
 
+#define DF_CFG_MAX_KEYS 48
+
 struct df_config {
 	char path[256]; /* file the config came from, for messages */
+	/* where each key was set ("file:line" or "--set ..."), by key index;
+	 * empty = default. Read with df_config_origin(). */
+	char origin[DF_CFG_MAX_KEYS][80];
 
 	/* [topology] */
 	uint32_t p, a, h, g;
@@ -97,6 +102,11 @@ void df_config_defaults(struct df_config *cfg);
  */
 int df_config_load(struct df_config *cfg, const char *path,
 		   const char *const *sets, int nsets, char *err, size_t errlen);
+
+/* Where [sec] key was set, for messages: "file:line", "--set sec.key=v",
+ * or "file (default)". */
+const char *df_config_origin(const struct df_config *cfg, const char *sec,
+			     const char *key);
 
 /* Cross-field checks (topology sizes, VC counts...). */
 int df_config_validate(const struct df_config *cfg, char *err, size_t errlen);

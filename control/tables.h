@@ -34,6 +34,7 @@ struct df_tables {
 	uint16_t *peer_router;   /* [r * nports + port] (routers only) */
 	uint8_t vc_map[DF_LINK_NCLASS][DF_NPHASE];
 	uint8_t nvcs[DF_LINK_NCLASS]; /* VCs the plan uses per class */
+	uint8_t phase_used[DF_LINK_NCLASS][DF_NPHASE];
 };
 
 /*

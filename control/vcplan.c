@@ -264,6 +264,7 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 			if (u.used[c][ph])
 				n++;
 		}
+		memcpy(tb->phase_used[c], u.used[c], DF_NPHASE);
 		if (c == DF_LINK_TERMINAL)
 			n = 1;
 		tb->nvcs[c] = n ? n : 1;
@@ -277,12 +278,16 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 							sizeof(used) - len,
 							"%s%s", len ? ", " : "",
 							phase_name[ph]);
+			char key[32];
+			snprintf(key, sizeof(key), "%s_vcs",
+				 df_link_class_name(c));
 			snprintf(err, errlen,
 				 "%s: [links] %s_vcs = %u is too few for "
 				 "[routing] algorithm = %s: its deadlock-free "
 				 "VC plan needs %u VCs on %s links (%s); "
 				 "allowed: %u..%u",
-				 cfg->path, df_link_class_name(c), want,
+				 df_config_origin(cfg, "links", key),
+				 df_link_class_name(c), want,
 				 df_algorithm_name(cfg->algorithm),
 				 tb->nvcs[c], df_link_class_name(c), used,
 				 tb->nvcs[c], DF_MAX_VC);

@@ -72,6 +72,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
  * own value is rounded to 10 MHz, 0.19 % off on our VMs). */
 double df_tsc_calibrate(uint32_t ms);
 
+/* rte_eal_cleanup() and removal of EAL's runtime directory. */
+void df_eal_cleanup(void);
+
 /* Memory the dataplane of a plan needs (mempool, rings, queues). */
 uint64_t df_emulate_mem_bytes(const struct df_plan *pl);
 

@@ -406,13 +406,19 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
+/* One line a second: progress, and the load offered and accepted over the
+ * last interval (fractions of terminal bandwidth). */
 static void status_line(const struct emu *e, const struct df_emu_opts *o,
 			uint64_t t0, uint64_t now, const char *phase,
-			const struct dp_stats *s)
+			const struct dp_stats *s, struct dp_stats *prev,
+			uint64_t *prev_t)
 {
 	const struct df_config *c = &e->pl->cfg;
 	double el = (double)(now - t0) / e->hz;
 	double total = (c->warmup_ms + c->measure_ms) / 1e3;
+	double dt = (double)(now - *prev_t) / e->hz;
+	double cap = c->link[DF_LINK_TERMINAL].bandwidth_gbps * 1e9 / 8 *
+		     e->pl->topo.nterms * dt / c->packet_bytes;
 	int bar = (int)(20 * (el < total ? el / total : 1.0));
 	char b[21];
 
@@ -420,13 +426,17 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 		b[i] = i < bar ? '#' : '.';
 	b[20] = '\0';
 	fprintf(o->status,
-		"[%6.2f/%.2f s] [%s] %-7s injected %llu delivered %llu "
-		"in-flight %llu dropped %llu\n",
-		el, total, b, phase, (unsigned long long)s->injected,
-		(unsigned long long)s->delivered,
+		"[%6.2f/%.2f s] [%s] %-7s offered %.3f accepted %.3f "
+		"in-flight %llu delivered %llu dropped %llu\n",
+		el, total, b, phase,
+		cap > 0 ? (s->generated - prev->generated) / cap : 0.0,
+		cap > 0 ? (s->delivered - prev->delivered) / cap : 0.0,
 		(unsigned long long)(s->injected - s->delivered),
+		(unsigned long long)s->delivered,
 		(unsigned long long)(s->drops[0] + s->drops[1]));
 	fflush(o->status);
+	*prev = *s;
+	*prev_t = now;
 }
 
 /* Phases: warm-up and measurement with generation on; then generation on
@@ -440,7 +450,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	uint64_t t0 = rte_rdtsc(), last_status = t0;
 	uint64_t deadline;
 	const char *phase = "warmup";
-	struct dp_stats s;
+	struct dp_stats s, prev = {0};
 
 	run->m0 = t0 + ns_to_tsc(e->hz, c->warmup_ms * 1000000ULL);
 	run->m1 = run->m0 + ns_to_tsc(e->hz, c->measure_ms * 1000000ULL);
@@ -484,8 +494,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			break;
 		}
 		if (!o->quiet && now - last_status >= (uint64_t)e->hz) {
-			status_line(e, o, t0, now, phase, &s);
-			last_status = now;
+			status_line(e, o, t0, now, phase, &s, &prev,
+				    &last_status);
 		}
 	}
 	run->gen_on = 0;
@@ -494,7 +504,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	rep->wall_s = (double)(rte_rdtsc() - t0) / e->hz;
 	if (!o->quiet) {
 		sum_stats(e, &s);
-		status_line(e, o, t0, rte_rdtsc(), phase, &s);
+		status_line(e, o, t0, rte_rdtsc(), phase, &s, &prev,
+			    &last_status);
 	}
 }
 

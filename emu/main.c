@@ -5,7 +5,6 @@
  * the work; EAL arguments come after --eal (or before --, DPDK style).
  */
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,8 +161,6 @@ static uint64_t hugepages_free(void)
 	return (uint64_t)n * sz * 1024;
 }
 
-static char prefix_dir[128];
-
 static int default_eal(struct app_args *a, const struct df_plan *pl,
 		       char **argv0, char *store, size_t storelen)
 {
@@ -188,8 +185,6 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 	ADD("--no-pci");
 	ADD("--log-level=warning");
 	ADD("--file-prefix=dfemu-%d", (int)getpid());
-	snprintf(prefix_dir, sizeof(prefix_dir), "/var/run/dpdk/dfemu-%d",
-		 (int)getpid());
 	if (hugepages_free() >= need) {
 		ADD("--in-memory");
 	} else {
@@ -205,16 +200,6 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 		return -1;
 	memcpy(a->eal, args, n * sizeof(char *));
 	a->neal = n;
-	return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag,
-		    struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	remove(path);
 	return 0;
 }
 
@@ -309,7 +294,7 @@ int main(int argc, char **argv)
 	if (rte_lcore_count() < 2) {
 		fprintf(stderr, "dfemu: EAL gave no worker lcore; give it at "
 				"least two lcores (e.g. -l 0-1)\n");
-		rte_eal_cleanup();
+		df_eal_cleanup();
 		return 3;
 	}
 	if (split >= 0 && cfg.workers == 0) {
@@ -318,7 +303,7 @@ int main(int argc, char **argv)
 		if (df_plan_build(&pl, &cfg, rte_lcore_count() - 1, err,
 				  sizeof(err))) {
 			fprintf(stderr, "dfemu: %s\n", err);
-			rte_eal_cleanup();
+			df_eal_cleanup();
 			return 2;
 		}
 	}
@@ -343,9 +328,7 @@ int main(int argc, char **argv)
 		}
 	}
 	df_plan_free(&pl);
-	rte_eal_cleanup();
-	if (prefix_dir[0])
-		nftw(prefix_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	df_eal_cleanup();
 	free(app_argv);
 	return rc;
 }

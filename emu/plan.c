@@ -27,15 +27,22 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 			 "%s: [run] workers = %u but only %u worker lcores are "
 			 "available; allowed: 0 (auto) or 1..%u (give EAL "
 			 "more lcores, e.g. --eal --lcores='(0-%u)@(0,1)')",
-			 cfg->path, cfg->workers, nworkers_avail,
+			 df_config_origin(cfg, "run", "workers"), cfg->workers,
+			 nworkers_avail,
 			 nworkers_avail, cfg->workers);
 		goto fail;
 	}
 	nw = df_place(pl->topo.nrouters,
 		      cfg->workers ? cfg->workers : nworkers_avail,
 		      cfg->routers_per_lcore, pl->worker_of, err, errlen);
-	if (nw < 0)
+	if (nw < 0) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, errlen, "%s: %s",
+			 df_config_origin(cfg, "run", "routers_per_lcore"),
+			 msg);
 		goto fail;
+	}
 	pl->nworkers = nw;
 	return 0;
 fail:
@@ -81,8 +88,11 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 			fprintf(f, " vc0 all\n");
 			continue;
 		}
+		/* only the phases the algorithm's paths use on this class */
 		for (int p = 0; p < DF_NPHASE; p++)
-			fprintf(f, " %s->vc%u", ph[p], pl->tb.vc_map[k][p]);
+			if (pl->tb.phase_used[k][p])
+				fprintf(f, " %s->vc%u", ph[p],
+					pl->tb.vc_map[k][p]);
 		fprintf(f, "\n");
 	}
 	fprintf(f,

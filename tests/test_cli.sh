@@ -1,7 +1,7 @@
 #!/bin/sh
 # dfemu's command line: --help, argument errors, --check summaries and the
-# exit codes (0 ok, 2 bad arguments or config). Only --help and --check are
-# run: no emulation, no EAL.
+# exit codes (0 ok, 2 bad arguments or config), then short real runs of the
+# small config through both EAL argument forms, with the JSON read back.
 # Usage: tests/test_cli.sh PATH/TO/dfemu   (from the repository root)
 set -u
 DFEMU=${1:?usage: $0 PATH/TO/dfemu}
@@ -117,6 +117,54 @@ run --check --config "$TMP/no-such.ini"
 expect_rc 2 "missing config file"
 has "$TMP/err" "cannot open" "missing config file: stderr"
 has "$TMP/err" "$TMP/no-such.ini" "missing config file: stderr"
+
+# --set error names the override, not the file
+run --check --config "$REF" --set topology.g=4
+expect_rc 2 "--set topology.g=4"
+has "$TMP/err" "--set topology.g=4" "cross-field error names the --set"
+
+# Real runs: the small network for 0.1 s, JSON read back with python3.
+# jsoncheck FILE: the report's required fields and its accounting.
+jsoncheck() {
+	python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for k in ("config", "offered_load", "accepted_load", "packets", "latency_ns",
+          "hops", "paths", "lateness_ns", "credits_conserved", "wall_s"):
+    assert k in r, "missing " + k
+for k in ("p", "a", "h", "g", "arrangement", "algorithm", "pattern", "load"):
+    assert k in r["config"], "missing config." + k
+p = r["packets"]
+assert p["injected"] > 0 and p["injected"] == p["delivered"], p
+assert p["generated"] == p["injected"] + sum(p["dropped"].values()) + p["not_injected"], p
+assert r["credits_conserved"] is True and r["exactly_once"] is True
+for k in ("avg", "p50", "p99", "max"):
+    assert r["latency_ns"][k] > 0, r["latency_ns"]
+assert r["latency_ns"]["p50"] <= r["latency_ns"]["p99"] <= r["latency_ns"]["max"]
+assert 0.2 < r["accepted_load"] < 0.4, r["accepted_load"]
+PY
+}
+EAL="-l 0-1 --no-pci --no-huge -m 256 --no-shconf --log-level=warning"
+SHORT="--set traffic.warmup_ms=20 --set traffic.measure_ms=100"
+# shellcheck disable=SC2086
+run --config configs/small.ini $SHORT --quiet --json "$TMP/r1.json" \
+	--eal $EAL --file-prefix=dfcli1-$$
+expect_rc 0 "a run with --eal"
+has "$TMP/out" "credits conserved      yes" "run report: credits"
+jsoncheck "$TMP/r1.json"
+ok $? "run with --eal: JSON report complete and accounted for"
+# shellcheck disable=SC2086
+run $EAL --file-prefix=dfcli2-$$ -- --config configs/small.ini $SHORT \
+	--set routing.algorithm=val --quiet --json "$TMP/r2.json"
+expect_rc 0 "a run in DPDK's EAL-ARGS -- APP-ARGS form"
+jsoncheck "$TMP/r2.json"
+ok $? "DPDK form: JSON report complete and accounted for"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["config"]["algorithm"]=="val" and r["paths"]["nonminimal"]>0 else 1)' "$TMP/r2.json"
+ok $? "DPDK form: --set routing.algorithm=val took effect"
+run --config configs/small.ini $SHORT --eal -l 0 --no-pci --no-huge \
+	--no-shconf --file-prefix=dfcli3-$$
+expect_rc 3 "EAL with a single lcore"
+has "$TMP/err" "worker lcore" "single lcore: says a worker lcore is needed"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

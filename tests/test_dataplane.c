@@ -273,6 +273,6 @@ int main(int argc, char **argv)
 		paper();
 	else
 		CHECK(0, "unknown mode %s", mode);
-	rte_eal_cleanup();
+	df_eal_cleanup();
 	return check_done();
 }
