@@ -131,11 +131,12 @@ int main(int argc, char **argv)
 	       system("grep -q ' hugetlbfs ' /proc/mounts") == 0;
 	snprintf(prefix, sizeof(prefix), "--file-prefix=dfbench-%d",
 		 (int)getpid());
-	char *eal_huge[] = {argv[0], "-l0-1", "--no-pci", "--log-level=warning",
-			    prefix, "--in-memory"};
-	char *eal_nohuge[] = {argv[0], "-l0-1", "--no-pci",
-			      "--log-level=warning", prefix, "--no-huge",
-			      "-m", "1024", "--no-shconf"};
+	char *eal_huge[] = {argv[0],	"-l0-1",
+			    "--no-pci", "--log-level=warning",
+			    prefix,	"--in-memory"};
+	char *eal_nohuge[] = {
+		argv[0],     "-l0-1", "--no-pci", "--log-level=warning", prefix,
+		"--no-huge", "-m",    "1024",	  "--no-shconf"};
 	if ((huge ? rte_eal_init(6, eal_huge) : rte_eal_init(9, eal_nohuge)) <
 	    0) {
 		fprintf(stderr, "dfemu-bench: EAL init failed\n");
@@ -164,8 +165,9 @@ int main(int argc, char **argv)
 	if (df_config_load(&cfg, "configs/reference.ini", sets,
 			   sizeof(sets) / sizeof(sets[0]), err, sizeof(err)) ||
 	    df_plan_build(&pl, &cfg, 1, err, sizeof(err))) {
-		fprintf(stderr, "dfemu-bench: %s (run from the repository "
-				"root)\n",
+		fprintf(stderr,
+			"dfemu-bench: %s (run from the repository "
+			"root)\n",
 			err);
 		return 2;
 	}

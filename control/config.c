@@ -25,15 +25,15 @@ struct key_def {
 	const char *name;
 	enum key_type type;
 	size_t off;
-	double min, max;            /* numeric range, inclusive */
+	double min, max;	    /* numeric range, inclusive */
 	const char *const *choices; /* K_ENUM: NULL-terminated names */
 	const char *help;
 };
 
 static const char *const arr_names[] = {"relative", "absolute", NULL};
 static const char *const alg_names[] = {"min", "val", NULL};
-static const char *const pat_names[] = {"uniform", "adversarial",
-					"permutation", NULL};
+static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
+					NULL};
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
 					 NULL};
 static const char *const class_names[] = {"terminal", "local", "global"};
@@ -60,8 +60,10 @@ const char *df_link_class_name(enum df_link_class c)
 }
 
 #define OFF(f) offsetof(struct df_config, f)
-#define LNK(c, f) (OFF(link) + (c) * sizeof(struct df_link_params) + \
-		   offsetof(struct df_link_params, f))
+#define LNK(c, f)                                          \
+	(OFF(link) + (c) * sizeof(struct df_link_params) + \
+	 offsetof(struct df_link_params, f))
+/* clang-format off */
 #define LINK_KEYS(c, cn)                                                      \
 	{"links", cn "_latency_ns", K_U64, LNK(c, latency_ns), 0, 1e10, NULL, \
 	 "one-way propagation latency of a " cn " link (ns)"},                \
@@ -73,6 +75,7 @@ const char *df_link_class_name(enum df_link_class c)
 	 0, 1e10, NULL, "credit return latency (ns; default = link latency)"}, \
 	{"links", cn "_vcs", K_U32, LNK(c, vcs), 1, DF_MAX_VC, NULL,          \
 	 "virtual channels on a " cn " link"}
+/* clang-format on */
 
 static const struct key_def keys[] = {
 	{"topology", "p", K_U32, OFF(p), 1, 64, NULL, "terminals per router"},
@@ -127,7 +130,7 @@ static const struct key_def keys[] = {
 _Static_assert(NKEYS <= DF_CFG_MAX_KEYS, "raise DF_CFG_MAX_KEYS");
 
 static const char *const sections[] = {"topology", "links", "routing",
-				       "traffic", "run", NULL};
+				       "traffic",  "run",   NULL};
 
 void df_config_defaults(struct df_config *cfg)
 {
@@ -142,7 +145,7 @@ void df_config_defaults(struct df_config *cfg)
 		cfg->link[c].bandwidth_gbps = 1.0;
 		cfg->link[c].buffer_flits = 64;
 		cfg->link[c].credit_latency_ns = UINT64_MAX; /* = latency */
-		cfg->link[c].vcs = 0;                        /* = plan */
+		cfg->link[c].vcs = 0;			     /* = plan */
 	}
 	cfg->flit_bytes = 64;
 	cfg->algorithm = DF_ALG_MIN;
@@ -176,7 +179,8 @@ static void fmt_err(char *err, size_t n, const char *fmt, ...)
 static const struct key_def *find_key(const char *sec, const char *name)
 {
 	for (size_t i = 0; i < NKEYS; i++)
-		if (!strcmp(keys[i].section, sec) && !strcmp(keys[i].name, name))
+		if (!strcmp(keys[i].section, sec) &&
+		    !strcmp(keys[i].name, name))
 			return &keys[i];
 	return NULL;
 }
@@ -219,7 +223,8 @@ static void allowed_of(const struct key_def *k, char *buf, size_t n)
 		snprintf(buf, n, "a number from %g to %g", k->min, k->max);
 		break;
 	default:
-		snprintf(buf, n, "an integer from %.0f to %.0f", k->min, k->max);
+		snprintf(buf, n, "an integer from %.0f to %.0f", k->min,
+			 k->max);
 		break;
 	}
 }
@@ -300,8 +305,7 @@ static char *trim(char *s)
 	return s;
 }
 
-static int scan_add(struct scan *sc, const char *sec, const char *key,
-		    int line)
+static int scan_add(struct scan *sc, const char *sec, const char *key, int line)
 {
 	if (sc->n == sc->cap) {
 		int cap = sc->cap ? sc->cap * 2 : 64;
@@ -387,9 +391,8 @@ static int scan_file(const char *path, struct scan *sc, char *err, size_t n)
 		*eq = '\0';
 		char *key = trim(s), *val = trim(eq + 1);
 		if (sec[0] == '\0') {
-			fmt_err(err, n,
-				"%s:%d: key '%s' before any [section]", path,
-				line, key);
+			fmt_err(err, n, "%s:%d: key '%s' before any [section]",
+				path, line, key);
 			goto fail;
 		}
 		if (find_key(sec, key) == NULL) {
@@ -586,15 +589,16 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 	}
 	if (c->pattern == DF_PAT_ADVERSARIAL && c->shift % c->g == 0) {
 		fmt_err(err, n,
-			"%s: [traffic] shift = %u with g = %u sends every group "
+			"%s: [traffic] shift = %u with g = %u sends every "
+			"group "
 			"to itself; allowed: a shift that is not a multiple "
 			"of g",
 			AT("traffic", "shift"), c->shift, c->g);
 		return -1;
 	}
 	for (int k = 0; k < DF_LINK_NCLASS; k++) {
-		uint32_t need = (c->packet_bytes + c->flit_bytes - 1) /
-				c->flit_bytes;
+		uint32_t need =
+			(c->packet_bytes + c->flit_bytes - 1) / c->flit_bytes;
 		char key[64];
 
 		snprintf(key, sizeof(key), "%s_buffer_flits", class_names[k]);

@@ -33,7 +33,8 @@ enum df_pattern {
 enum df_process {
 	DF_PROC_BERNOULLI = 0,
 	DF_PROC_PERIODIC = 1,
-	DF_PROC_SATURATE = 2, /* always a packet waiting: benchmarks, overload */
+	DF_PROC_SATURATE =
+		2, /* always a packet waiting: benchmarks, overload */
 };
 
 #define DF_MAX_VC 4
@@ -76,9 +77,9 @@ struct df_config {
 	uint32_t source_queue;
 
 	/* [run] */
-	uint32_t workers;          /* 0 = auto: one per free CPU, at least 1 */
+	uint32_t workers;	    /* 0 = auto: one per free CPU, at least 1 */
 	uint32_t routers_per_lcore; /* 0 = auto (spread evenly) */
-	int idle_backoff;          /* sleep when a worker has nothing to do */
+	int idle_backoff;	    /* sleep when a worker has nothing to do */
 	uint32_t idle_sleep_us;
 	uint64_t lateness_tolerance_ns;
 	uint32_t tsc_calibrate_ms;
@@ -101,7 +102,8 @@ void df_config_defaults(struct df_config *cfg);
  * allowed into err.
  */
 int df_config_load(struct df_config *cfg, const char *path,
-		   const char *const *sets, int nsets, char *err, size_t errlen);
+		   const char *const *sets, int nsets, char *err,
+		   size_t errlen);
 
 /* Where [sec] key was set, for messages: "file:line", "--set sec.key=v",
  * or "file (default)". */

@@ -13,8 +13,8 @@ int df_place(uint32_t nrouters, uint32_t nworkers, uint32_t routers_per_lcore,
 		return -1;
 	}
 	if (routers_per_lcore) {
-		uint32_t need = (nrouters + routers_per_lcore - 1) /
-				routers_per_lcore;
+		uint32_t need =
+			(nrouters + routers_per_lcore - 1) / routers_per_lcore;
 		if (need > nworkers) {
 			snprintf(err, errlen,
 				 "[run] routers_per_lcore = %u needs %u worker "

@@ -68,8 +68,7 @@ int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 
 		for (uint32_t X = 0; X < t->g; X++)
 			tb->port_to_group[r * t->g + X] =
-				X == G ? DF_PORT_NONE
-				       : port_toward(t, r, X, 0);
+				X == G ? DF_PORT_NONE : port_toward(t, r, X, 0);
 		for (uint32_t d = 0; d < t->nrouters; d++) {
 			uint8_t *e = &tb->port_to_router[r * t->nrouters + d];
 			if (d == r)
@@ -102,8 +101,8 @@ int df_path(const struct df_tables *tb, uint32_t src, uint32_t dst,
 
 	while (cur != dst) {
 		uint8_t vc;
-		uint32_t port = df_next_hop(tb, cur, dst, 0, inter, &phase,
-					    &vc);
+		uint32_t port =
+			df_next_hop(tb, cur, dst, 0, inter, &phase, &vc);
 		if (n == max)
 			return -1;
 		routers[n] = cur;

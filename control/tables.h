@@ -15,7 +15,7 @@
 #include "wiring.h"
 
 #define DF_PORT_NONE 0xff
-#define DF_NO_GROUP 0xffff
+#define DF_NO_GROUP  0xffff
 
 /* Path phases; the VC of a hop is vc_map[class][phase] ([DF] Fig. 7 as
  * reconstructed in NOTES-dragonfly-ofar.md §2.3). */
@@ -29,9 +29,9 @@ enum df_phase {
 struct df_tables {
 	uint32_t a, g, p, nrouters, nports;
 	uint8_t *port_to_router; /* [r * nrouters + dst]: MIN output port */
-	uint8_t *port_to_group;  /* [r * g + G]: output port toward group G */
-	uint8_t *port_class;     /* [port]: same on every router */
-	uint16_t *peer_router;   /* [r * nports + port] (routers only) */
+	uint8_t *port_to_group;	 /* [r * g + G]: output port toward group G */
+	uint8_t *port_class;	 /* [port]: same on every router */
+	uint16_t *peer_router;	 /* [r * nports + port] (routers only) */
 	uint8_t vc_map[DF_LINK_NCLASS][DF_NPHASE];
 	uint8_t nvcs[DF_LINK_NCLASS]; /* VCs the plan uses per class */
 	uint8_t phase_used[DF_LINK_NCLASS][DF_NPHASE];
@@ -43,8 +43,8 @@ struct df_tables {
  * Updates *phase, returns the output port and writes its VC.
  */
 static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
-				   uint32_t dst, uint32_t dport,
-				   uint32_t inter, uint8_t *phase, uint8_t *vc)
+				   uint32_t dst, uint32_t dport, uint32_t inter,
+				   uint8_t *phase, uint8_t *vc)
 {
 	uint32_t cg = cur / t->a, dg = dst / t->a, port, ph, next;
 

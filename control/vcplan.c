@@ -32,9 +32,8 @@ static int for_each_path(const struct df_tables *tb, enum df_algorithm alg,
 	for (uint32_t s = 0; s < tb->nrouters; s++)
 		for (uint32_t gi = 0; gi < ninter; gi++)
 			for (uint32_t d = 0; d < tb->nrouters; d++) {
-				uint32_t inter = alg == DF_ALG_VAL
-							 ? gi
-							 : DF_NO_GROUP;
+				uint32_t inter =
+					alg == DF_ALG_VAL ? gi : DF_NO_GROUP;
 				int n = df_path(tb, s, d, inter, routers, ports,
 						vcs, MAX_HOPS);
 				uint32_t ng = 0;
@@ -239,16 +238,15 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 		    struct df_vcplan_info *info, char *err, size_t errlen)
 {
 	struct used u = {.tb = tb};
-	static const char *const phase_name[] = {
-		"to intermediate group", "to destination group",
-		"in destination group"};
+	static const char *const phase_name[] = {"to intermediate group",
+						 "to destination group",
+						 "in destination group"};
 
 	/* Identity map first: the VC of each hop is then its phase. */
 	for (int c = 0; c < DF_LINK_NCLASS; c++)
 		for (int ph = 0; ph < DF_NPHASE; ph++)
 			tb->vc_map[c][ph] = ph;
-	if (for_each_path(tb, cfg->algorithm, mark_used, &u, NULL, err,
-			  errlen))
+	if (for_each_path(tb, cfg->algorithm, mark_used, &u, NULL, err, errlen))
 		return -1;
 	/*
 	 * VC = rank of the phase among those the class uses. For VAL this is
@@ -288,9 +286,9 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 				 "allowed: %u..%u",
 				 df_config_origin(cfg, "links", key),
 				 df_link_class_name(c), want,
-				 df_algorithm_name(cfg->algorithm),
-				 tb->nvcs[c], df_link_class_name(c), used,
-				 tb->nvcs[c], DF_MAX_VC);
+				 df_algorithm_name(cfg->algorithm), tb->nvcs[c],
+				 df_link_class_name(c), used, tb->nvcs[c],
+				 DF_MAX_VC);
 			return -1;
 		}
 		if (want > tb->nvcs[c])

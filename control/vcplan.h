@@ -9,10 +9,10 @@
 #include "tables.h"
 
 struct df_vcplan_info {
-	uint64_t paths;       /* router-to-router paths enumerated */
-	uint32_t max_hops;    /* longest path, router-to-router hops */
-	uint32_t max_global;  /* most global hops on one path */
-	uint64_t channels;    /* (link, VC) channels used */
+	uint64_t paths;	     /* router-to-router paths enumerated */
+	uint32_t max_hops;   /* longest path, router-to-router hops */
+	uint32_t max_global; /* most global hops on one path */
+	uint64_t channels;   /* (link, VC) channels used */
 	uint64_t dependencies;
 };
 

@@ -25,9 +25,8 @@
  * absolute ([SP] §IV): j = i mod (g-1), port i goes to group j if j < G,
  *   else j+1; at the far end port c(g-1) + (G if G < X else G-1).
  */
-void df_global_peer(uint32_t a, uint32_t h, uint32_t g,
-		    enum df_arrangement arr, uint32_t G, uint32_t i,
-		    uint32_t *X, uint32_t *ix)
+void df_global_peer(uint32_t a, uint32_t h, uint32_t g, enum df_arrangement arr,
+		    uint32_t G, uint32_t i, uint32_t *X, uint32_t *ix)
 {
 	uint32_t c = i / (g - 1), j = i % (g - 1);
 

@@ -15,10 +15,10 @@
  *                     group's global port j*h + k ([DF] Fig. 6 numbering)
  */
 struct df_port_info {
-	uint8_t cls;       /* enum df_link_class */
+	uint8_t cls;	   /* enum df_link_class */
 	uint8_t peer_port; /* port number at the far end (routers only) */
 	uint16_t pad;
-	uint32_t peer;     /* far-end router, or terminal id */
+	uint32_t peer; /* far-end router, or terminal id */
 };
 
 struct df_topo {
@@ -55,8 +55,7 @@ int df_topo_check(const struct df_topo *t, char *err, size_t errlen);
 uint32_t df_topo_count_links(const struct df_topo *t, enum df_link_class c);
 
 /* Global group port i of group G: far group and far global port index. */
-void df_global_peer(uint32_t a, uint32_t h, uint32_t g,
-		    enum df_arrangement arr, uint32_t G, uint32_t i,
-		    uint32_t *X, uint32_t *ix);
+void df_global_peer(uint32_t a, uint32_t h, uint32_t g, enum df_arrangement arr,
+		    uint32_t G, uint32_t i, uint32_t *X, uint32_t *ix);
 
 #endif

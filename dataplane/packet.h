@@ -11,7 +11,7 @@
 #include <rte_mbuf.h>
 
 #define DP_PKT_MEASURED 0x01 /* generated inside the measurement window */
-#define DP_PKT_NONMIN 0x02   /* routed through an intermediate group */
+#define DP_PKT_NONMIN	0x02 /* routed through an intermediate group */
 
 struct dp_pkt {
 	uint64_t gen_tsc; /* generation time: latency includes source queue */
@@ -19,13 +19,13 @@ struct dp_pkt {
 	uint32_t src_term, dst_term;
 	uint32_t seq;
 	uint16_t dst_router;
-	uint16_t inter;   /* intermediate group, DF_NO_GROUP if minimal */
+	uint16_t inter; /* intermediate group, DF_NO_GROUP if minimal */
 	uint16_t flits;
-	uint8_t phase;    /* enum df_phase */
-	uint8_t vc;       /* VC of the input buffer the packet occupies */
+	uint8_t phase;	  /* enum df_phase */
+	uint8_t vc;	  /* VC of the input buffer the packet occupies */
 	uint8_t out_port; /* routing decision at the current router */
 	uint8_t out_vc;
-	uint8_t hops;     /* router-to-router hops taken */
+	uint8_t hops; /* router-to-router hops taken */
 	uint8_t flags;
 };
 
@@ -38,7 +38,7 @@ static inline struct dp_pkt *dp_pkt(struct rte_mbuf *m)
 
 /* Built-in traffic frames: Ethernet II, local experimental EtherType. */
 #define DP_ETHERTYPE 0x88B5
-#define DP_MAGIC 0x4446454dU /* "DFEM" */
+#define DP_MAGIC     0x4446454dU /* "DFEM" */
 
 struct dp_payload {
 	uint32_t magic;

@@ -28,9 +28,9 @@ struct dp_port {
 	struct dp_link *out; /* we send on it; its credits come back to us */
 	struct dp_link *in;  /* we receive from it; we return its credits */
 	uint8_t cls, nvc;
-	uint32_t credits[DF_MAX_VC];     /* free flits downstream, per VC */
+	uint32_t credits[DF_MAX_VC];	 /* free flits downstream, per VC */
 	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
-	uint64_t credit_t[DF_MAX_VC];    /* due time of the last credit */
+	uint64_t credit_t[DF_MAX_VC];	 /* due time of the last credit */
 	struct dp_vcq q[DF_MAX_VC];
 	uint16_t rx_n, rx_i, cr_n, cr_i;
 	struct rte_mbuf *rx[DP_STAGE];

@@ -15,7 +15,7 @@ struct dp_router {
 	uint32_t id, group;
 	uint32_t nports, nq; /* nq = nports * DF_MAX_VC input queues */
 	uint64_t qmask[2];   /* non-empty input queues, bit port*MAX_VC+vc */
-	uint32_t rr;         /* round-robin start of switch allocation */
+	uint32_t rr;	     /* round-robin start of switch allocation */
 	struct dp_lcore *lc;
 	uint64_t decisions_min, decisions_nonmin;
 	uint64_t forwarded;

@@ -11,9 +11,9 @@
 
 #include <rte_common.h>
 
-#define DP_HIST_SUB 32
+#define DP_HIST_SUB	32
 #define DP_HIST_BUCKETS (64 + 58 * DP_HIST_SUB)
-#define DP_MAX_HOPS 16
+#define DP_MAX_HOPS	16
 
 struct dp_hist {
 	uint64_t n, sum, min, max;
@@ -48,7 +48,7 @@ uint64_t dp_hist_quantile(const struct dp_hist *h, double q);
 
 enum dp_drop {
 	DP_DROP_SOURCE_QUEUE_FULL = 0, /* generated, no room to wait */
-	DP_DROP_NO_MBUF,               /* mempool empty at injection */
+	DP_DROP_NO_MBUF,	       /* mempool empty at injection */
 	DP_DROP_N,
 };
 extern const char *const dp_drop_name[DP_DROP_N];
@@ -61,11 +61,11 @@ struct dp_stats {
 	uint64_t not_injected; /* left in source queues when generation ended */
 	uint64_t minimal, nonminimal;
 	uint64_t hops[DP_MAX_HOPS];
-	uint64_t corrupt;      /* delivered frames whose payload was wrong */
-	uint64_t enq_fail;     /* ring full: a sizing bug, never expected */
+	uint64_t corrupt;  /* delivered frames whose payload was wrong */
+	uint64_t enq_fail; /* ring full: a sizing bug, never expected */
 	uint64_t credits_out, credits_in; /* credit messages sent, applied */
-	struct dp_hist latency;  /* ns, measured packets */
-	struct dp_hist lateness; /* ns, every packet release */
+	struct dp_hist latency;		  /* ns, measured packets */
+	struct dp_hist lateness;	  /* ns, every packet release */
 } __rte_cache_aligned;
 
 #endif

@@ -19,7 +19,7 @@ struct dp_routing_engine;
 struct dp_run {
 	volatile int gen_on; /* terminals generate new packets */
 	volatile int quit;
-	uint64_t m0, m1;     /* measurement window, TSC */
+	uint64_t m0, m1; /* measurement window, TSC */
 	struct rte_mempool *pool;
 	const struct df_tables *tb;
 	const struct dp_routing_engine *eng;
@@ -28,9 +28,9 @@ struct dp_run {
 	enum df_process process;
 	uint32_t shift, packet_bytes, pkt_flits;
 	uint32_t nterms, p, a, g;
-	double ln1m_load;    /* log(1 - load), Bernoulli skips */
-	uint64_t slot_q16;   /* one packet time on a terminal link, TSC<<16 */
-	uint64_t gap_q16;    /* periodic: slot / load */
+	double ln1m_load;  /* log(1 - load), Bernoulli skips */
+	uint64_t slot_q16; /* one packet time on a terminal link, TSC<<16 */
+	uint64_t gap_q16;  /* periodic: slot / load */
 	uint32_t src_queue_mask;
 	const uint32_t *perm; /* permutation pattern: destination of each */
 	/* idle backoff */
@@ -42,13 +42,13 @@ struct dp_run {
 struct dp_term {
 	uint32_t id, router, group;
 	struct dp_lcore *lc;
-	uint64_t next_gen;     /* next generation instant, TSC */
-	uint32_t gen_frac;     /* its fraction of a cycle, 1/65536 */
-	uint64_t *srcq;        /* generation times waiting for injection */
+	uint64_t next_gen; /* next generation instant, TSC */
+	uint32_t gen_frac; /* its fraction of a cycle, 1/65536 */
+	uint64_t *srcq;	   /* generation times waiting for injection */
 	uint32_t sq_head, sq_tail;
-	uint32_t seq;          /* packets injected so far */
+	uint32_t seq; /* packets injected so far */
 	uint64_t rx_pkts;
-	struct dp_port port;   /* port.out: to the router; port.in: from it */
+	struct dp_port port; /* port.out: to the router; port.in: from it */
 } __rte_cache_aligned;
 
 struct dp_lcore {

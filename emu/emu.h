@@ -54,9 +54,9 @@ struct df_report {
 };
 
 struct df_emu_opts {
-	int quiet;       /* no live status line */
-	FILE *status;    /* where the live status goes (stderr) */
-	double tsc_hz;   /* calibrated TSC rate */
+	int quiet;     /* no live status line */
+	FILE *status;  /* where the live status goes (stderr) */
+	double tsc_hz; /* calibrated TSC rate */
 };
 
 /* Run the emulation on the EAL's worker lcores (EAL must be up). */

@@ -71,20 +71,18 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 	l->lat_tsc = ns_to_tsc(e->hz, lp->latency_ns);
 	l->credit_lat_tsc = ns_to_tsc(e->hz, lp->credit_latency_ns);
 	/* 8 bits per byte at bandwidth_gbps bits per ns */
-	l->cyc_per_byte_q16 =
-		lp->bandwidth_gbps > 0
-			? (uint64_t)(8.0 / lp->bandwidth_gbps * e->hz / 1e9 *
-				     65536.0)
-			: 0;
+	l->cyc_per_byte_q16 = lp->bandwidth_gbps > 0
+				      ? (uint64_t)(8.0 / lp->bandwidth_gbps *
+						   e->hz / 1e9 * 65536.0)
+				      : 0;
 	snprintf(name, sizeof(name), "dfp%u_%u", run_id, id);
 	l->pkts = rte_ring_create(name, cap, rte_socket_id(),
 				  RING_F_SP_ENQ | RING_F_SC_DEQ |
 					  RING_F_EXACT_SZ);
 	snprintf(name, sizeof(name), "dfc%u_%u", run_id, id);
-	l->credits = rte_ring_create_elem(name, sizeof(struct dp_credit), cap,
-					  rte_socket_id(),
-					  RING_F_SP_ENQ | RING_F_SC_DEQ |
-						  RING_F_EXACT_SZ);
+	l->credits = rte_ring_create_elem(
+		name, sizeof(struct dp_credit), cap, rte_socket_id(),
+		RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	if (l->pkts == NULL || l->credits == NULL) {
 		snprintf(e->err, e->errlen,
 			 "cannot create link rings (%s): %s; give EAL more "
@@ -202,8 +200,8 @@ static int build_nodes(struct emu *e)
 	sq = rte_align32pow2(pl->cfg.source_queue);
 	e->run.src_queue_mask = sq - 1;
 	for (uint32_t i = 0; i < t->nterms; i++) {
-		struct dp_term *te = rte_zmalloc(NULL, sizeof(*te),
-						 RTE_CACHE_LINE_SIZE);
+		struct dp_term *te =
+			rte_zmalloc(NULL, sizeof(*te), RTE_CACHE_LINE_SIZE);
 		if (te == NULL)
 			goto oom;
 		e->terms[i] = te;
@@ -214,9 +212,8 @@ static int build_nodes(struct emu *e)
 		te->srcq = rte_malloc(NULL, sq * sizeof(uint64_t), 0);
 		if (te->srcq == NULL)
 			goto oom;
-		if (port_init(e, &te->port, DF_LINK_TERMINAL,
-			      &e->links[rp + i], &e->links[rp + t->nterms + i],
-			      0))
+		if (port_init(e, &te->port, DF_LINK_TERMINAL, &e->links[rp + i],
+			      &e->links[rp + t->nterms + i], 0))
 			return -1;
 	}
 	return 0;
@@ -364,8 +361,8 @@ static void init_run(struct emu *e)
 	run->g = c->g;
 	run->ln1m_load = log1p(-c->load);
 	run->slot_q16 = (uint64_t)(slot * e->hz / 1e9 * 65536.0);
-	run->gap_q16 = c->load > 0 ? (uint64_t)(run->slot_q16 / c->load)
-				   : UINT64_MAX;
+	run->gap_q16 =
+		c->load > 0 ? (uint64_t)(run->slot_q16 / c->load) : UINT64_MAX;
 	run->idle_backoff = c->idle_backoff;
 	run->idle_sleep_tsc = ns_to_tsc(e->hz, c->idle_sleep_us * 1000ULL);
 	run->idle_margin_tsc = ns_to_tsc(e->hz, 20000);
@@ -460,17 +457,17 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		unsigned seed = (unsigned)(c->seed * 7919 + i);
 
 		/* a random phase within one slot: terminals not in lockstep */
-		t->next_gen = c->load > 0 ? t0 + (uint64_t)((double)rand_r(&seed) /
-							   RAND_MAX *
-							   (run->slot_q16 >> 16))
-					  : UINT64_MAX;
+		t->next_gen = c->load > 0
+				      ? t0 + (uint64_t)((double)rand_r(&seed) /
+							RAND_MAX *
+							(run->slot_q16 >> 16))
+				      : UINT64_MAX;
 		t->gen_frac = 0;
 	}
 	run->gen_on = 1;
 	rte_smp_wmb();
 	for (uint32_t w = 0; w < e->pl->nworkers; w++)
-		rte_eal_remote_launch(dp_worker_main, e->lc[w],
-				      e->lcore_id[w]);
+		rte_eal_remote_launch(dp_worker_main, e->lc[w], e->lcore_id[w]);
 	rep->drained = 0;
 	for (;;) {
 		uint64_t now;
@@ -558,8 +555,8 @@ static void check_delivery(const struct emu *e, struct df_report *rep)
 			sq += e->lc[w]->rx_sq[i];
 		}
 		uint64_t esum = (uint64_t)(n * (n - (n > 0)) / 2);
-		uint64_t esq = n ? (uint64_t)((n - 1) * n * (2 * n - 1) / 6)
-				 : 0;
+		uint64_t esq =
+			n ? (uint64_t)((n - 1) * n * (2 * n - 1) / 6) : 0;
 		if (cnt != (uint64_t)n || sum != esum || sq != esq)
 			rep->exactly_once = 0;
 	}
@@ -618,8 +615,8 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 		rep->link_tx_pkts[e->links[i].cls] += e->links[i].tx_pkts;
 	for (uint32_t r = 0; r < e->pl->topo.nrouters; r++)
 		rep->router_hops += e->routers[r]->forwarded;
-	rep->fully_drained = rep->in_flight == 0 &&
-			     s.credits_out == s.credits_in;
+	rep->fully_drained =
+		rep->in_flight == 0 && s.credits_out == s.credits_in;
 	free(lat);
 	free(late);
 	check_credits(e, rep);
@@ -690,8 +687,8 @@ static void teardown(struct emu *e)
 int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	       struct df_report *rep, char *err, size_t errlen)
 {
-	struct emu e = {.pl = pl, .hz = opt->tsc_hz, .err = err,
-			.errlen = errlen};
+	struct emu e = {
+		.pl = pl, .hz = opt->tsc_hz, .err = err, .errlen = errlen};
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
@@ -727,7 +724,7 @@ uint64_t df_emulate_mem_bytes(const struct df_plan *pl)
 	bytes = flits * 32;
 	bytes += (flits / pkt_flits + t->nterms * 2 + 4096) *
 		 (uint64_t)(pl->cfg.packet_bytes + 512);
-	bytes += (uint64_t)t->nterms * rte_align32pow2(pl->cfg.source_queue) *
-		 8;
+	bytes +=
+		(uint64_t)t->nterms * rte_align32pow2(pl->cfg.source_queue) * 8;
 	return bytes;
 }

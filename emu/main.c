@@ -17,7 +17,7 @@
 
 #include "emu.h"
 
-#define MAX_SETS 128
+#define MAX_SETS     128
 #define MAX_EAL_ARGS 64
 
 struct app_args {
@@ -94,8 +94,9 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 			break;
 		case 's':
 			if (a->nsets == MAX_SETS) {
-				fprintf(stderr, "dfemu: too many --set (max "
-						"%d)\n",
+				fprintf(stderr,
+					"dfemu: too many --set (max "
+					"%d)\n",
 					MAX_SETS);
 				return -1;
 			}
@@ -126,8 +127,9 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 		return -1;
 	}
 	if (a->config == NULL) {
-		fprintf(stderr, "dfemu: --config FILE is required\nTry '%s "
-				"--help'.\n",
+		fprintf(stderr,
+			"dfemu: --config FILE is required\nTry '%s "
+			"--help'.\n",
 			argv[0]);
 		return -1;
 	}
@@ -165,17 +167,18 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 		       char **argv0, char *store, size_t storelen)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint32_t workers = pl->cfg.workers ? pl->cfg.workers
-					   : (ncpu > 1 ? ncpu - 1 : 1);
+	uint32_t workers =
+		pl->cfg.workers ? pl->cfg.workers : (ncpu > 1 ? ncpu - 1 : 1);
 	uint64_t need = df_emulate_mem_bytes(pl) + (64ULL << 20);
 	size_t used = 0;
 	int n = 0;
 	char *args[16];
 
-#define ADD(...)                                                            \
-	do {                                                                \
-		args[n++] = store + used;                                   \
-		used += snprintf(store + used, storelen - used, __VA_ARGS__) + 1; \
+#define ADD(...)                                                               \
+	do {                                                                   \
+		args[n++] = store + used;                                      \
+		used += snprintf(store + used, storelen - used, __VA_ARGS__) + \
+			1;                                                     \
 	} while (0)
 	ADD("%s", *argv0);
 	if ((long)workers + 1 <= ncpu)
@@ -245,8 +248,7 @@ int main(int argc, char **argv)
 		return 2;
 
 	df_config_defaults(&cfg);
-	if (df_config_load(&cfg, a.config, a.sets, a.nsets, err,
-			   sizeof(err))) {
+	if (df_config_load(&cfg, a.config, a.sets, a.nsets, err, sizeof(err))) {
 		fprintf(stderr, "dfemu: %s\n", err);
 		return 2;
 	}
@@ -283,8 +285,7 @@ int main(int argc, char **argv)
 	}
 	rc = rte_eal_init(a.neal, a.eal);
 	if (rc < 0) {
-		fprintf(stderr,
-			"dfemu: EAL init failed: %s (EAL arguments:",
+		fprintf(stderr, "dfemu: EAL init failed: %s (EAL arguments:",
 			rte_strerror(rte_errno));
 		for (int i = 1; i < a.neal; i++)
 			fprintf(stderr, " %s", a.eal[i]);

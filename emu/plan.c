@@ -28,8 +28,7 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 			 "available; allowed: 0 (auto) or 1..%u (give EAL "
 			 "more lcores, e.g. --eal --lcores='(0-%u)@(0,1)')",
 			 df_config_origin(cfg, "run", "workers"), cfg->workers,
-			 nworkers_avail,
-			 nworkers_avail, cfg->workers);
+			 nworkers_avail, nworkers_avail, cfg->workers);
 		goto fail;
 	}
 	nw = df_place(pl->topo.nrouters,
@@ -75,9 +74,11 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 		"(%u per group pair)\n",
 		df_topo_count_links(t, DF_LINK_TERMINAL),
 		df_topo_count_links(t, DF_LINK_LOCAL),
-		df_topo_count_links(t, DF_LINK_GLOBAL), c->a * c->h / (c->g - 1));
+		df_topo_count_links(t, DF_LINK_GLOBAL),
+		c->a * c->h / (c->g - 1));
 	fprintf(f, "  wiring       checked: every port used once, symmetric\n");
-	fprintf(f, "  routing      %s: %llu paths, longest %u hops (%u global)\n",
+	fprintf(f,
+		"  routing      %s: %llu paths, longest %u hops (%u global)\n",
 		df_algorithm_name(c->algorithm),
 		(unsigned long long)pl->vci.paths, pl->vci.max_hops,
 		pl->vci.max_global);
@@ -96,7 +97,8 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 		fprintf(f, "\n");
 	}
 	fprintf(f,
-		"  deadlock     channel-dependency graph acyclic (%llu channels, "
+		"  deadlock     channel-dependency graph acyclic (%llu "
+		"channels, "
 		"%llu dependencies)\n",
 		(unsigned long long)pl->vci.channels,
 		(unsigned long long)pl->vci.dependencies);

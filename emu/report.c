@@ -35,8 +35,9 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		"offered load", r->offered_load,
 		c->link[DF_LINK_TERMINAL].bandwidth_gbps);
 	fprintf(f, "  %-22s %.4f\n", "accepted load", r->accepted_load);
-	fprintf(f, "  %-22s generated %llu, injected %llu, delivered %llu, "
-		   "in flight %llu\n",
+	fprintf(f,
+		"  %-22s generated %llu, injected %llu, delivered %llu, "
+		"in flight %llu\n",
 		"packets", (unsigned long long)r->generated,
 		(unsigned long long)r->injected,
 		(unsigned long long)r->delivered,
@@ -52,7 +53,8 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		"measured packets", (unsigned long long)r->gen_measured,
 		(unsigned long long)r->del_measured);
 	fprintf(f, "  %-22s avg %.0f  min %llu  p50 %llu  p99 %llu  max %llu\n",
-		"latency (ns)", r->lat_avg_ns, (unsigned long long)r->lat_min_ns,
+		"latency (ns)", r->lat_avg_ns,
+		(unsigned long long)r->lat_min_ns,
 		(unsigned long long)r->lat_p50_ns,
 		(unsigned long long)r->lat_p99_ns,
 		(unsigned long long)r->lat_max_ns);
@@ -80,10 +82,11 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
 		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
 	if (!r->drained)
-		fprintf(f, "  WARNING: the drain timeout ([traffic] "
-			   "drain_timeout_ms = %llu) expired before every "
-			   "measured packet arrived: the network is beyond "
-			   "saturation or the host is too slow\n",
+		fprintf(f,
+			"  WARNING: the drain timeout ([traffic] "
+			"drain_timeout_ms = %llu) expired before every "
+			"measured packet arrived: the network is beyond "
+			"saturation or the host is too slow\n",
 			(unsigned long long)c->drain_timeout_ms);
 	if (!r->lateness_ok)
 		fprintf(f,
@@ -95,8 +98,9 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			(unsigned long long)r->late_p99_ns,
 			(unsigned long long)c->lateness_tolerance_ns);
 	if (r->enq_fail || r->corrupt)
-		fprintf(f, "  ERROR: %llu ring overflows, %llu corrupt frames "
-			   "(a bug: please report)\n",
+		fprintf(f,
+			"  ERROR: %llu ring overflows, %llu corrupt frames "
+			"(a bug: please report)\n",
 			(unsigned long long)r->enq_fail,
 			(unsigned long long)r->corrupt);
 }
@@ -112,22 +116,22 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		snprintf(err, errlen, "--json %s: %s", path, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "{\n  \"config\": {\"file\": \"%s\", \"p\": %u, \"a\": %u, "
-		   "\"h\": %u, \"g\": %u, \"arrangement\": \"%s\", "
-		   "\"algorithm\": \"%s\", \"pattern\": \"%s\", \"shift\": %u, "
-		   "\"load\": %g, \"packet_bytes\": %u, \"process\": \"%s\", "
-		   "\"seed\": %llu, \"warmup_ms\": %llu, \"measure_ms\": %llu, "
-		   "\"workers\": %u, \"terminal_bandwidth_gbps\": %g, "
-		   "\"local_bandwidth_gbps\": %g, "
-		   "\"global_bandwidth_gbps\": %g, "
-		   "\"terminal_latency_ns\": %llu, \"local_latency_ns\": %llu, "
-		   "\"global_latency_ns\": %llu},\n",
+	fprintf(f,
+		"{\n  \"config\": {\"file\": \"%s\", \"p\": %u, \"a\": %u, "
+		"\"h\": %u, \"g\": %u, \"arrangement\": \"%s\", "
+		"\"algorithm\": \"%s\", \"pattern\": \"%s\", \"shift\": %u, "
+		"\"load\": %g, \"packet_bytes\": %u, \"process\": \"%s\", "
+		"\"seed\": %llu, \"warmup_ms\": %llu, \"measure_ms\": %llu, "
+		"\"workers\": %u, \"terminal_bandwidth_gbps\": %g, "
+		"\"local_bandwidth_gbps\": %g, "
+		"\"global_bandwidth_gbps\": %g, "
+		"\"terminal_latency_ns\": %llu, \"local_latency_ns\": %llu, "
+		"\"global_latency_ns\": %llu},\n",
 		c->path, c->p, c->a, c->h, c->g,
 		df_arrangement_name(c->arrangement),
 		df_algorithm_name(c->algorithm), df_pattern_name(c->pattern),
 		c->shift, c->load, c->packet_bytes, df_process_name(c->process),
-		(unsigned long long)c->seed,
-		(unsigned long long)c->warmup_ms,
+		(unsigned long long)c->seed, (unsigned long long)c->warmup_ms,
 		(unsigned long long)c->measure_ms, r->nworkers,
 		c->link[0].bandwidth_gbps, c->link[1].bandwidth_gbps,
 		c->link[2].bandwidth_gbps,
@@ -136,10 +140,11 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)c->link[2].latency_ns);
 	fprintf(f, "  \"offered_load\": %.6f,\n  \"accepted_load\": %.6f,\n",
 		r->offered_load, r->accepted_load);
-	fprintf(f, "  \"packets\": {\"generated\": %llu, \"injected\": %llu, "
-		   "\"delivered\": %llu, \"in_flight\": %llu, "
-		   "\"not_injected\": %llu, \"measured\": %llu, "
-		   "\"measured_delivered\": %llu, \"dropped\": {",
+	fprintf(f,
+		"  \"packets\": {\"generated\": %llu, \"injected\": %llu, "
+		"\"delivered\": %llu, \"in_flight\": %llu, "
+		"\"not_injected\": %llu, \"measured\": %llu, "
+		"\"measured_delivered\": %llu, \"dropped\": {",
 		(unsigned long long)r->generated,
 		(unsigned long long)r->injected,
 		(unsigned long long)r->delivered,
@@ -151,8 +156,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		fprintf(f, "%s\"%s\": %llu", d ? ", " : "", dp_drop_name[d],
 			(unsigned long long)r->drops[d]);
 	fprintf(f, "}},\n");
-	fprintf(f, "  \"latency_ns\": {\"avg\": %.1f, \"min\": %llu, "
-		   "\"p50\": %llu, \"p99\": %llu, \"max\": %llu},\n",
+	fprintf(f,
+		"  \"latency_ns\": {\"avg\": %.1f, \"min\": %llu, "
+		"\"p50\": %llu, \"p99\": %llu, \"max\": %llu},\n",
 		r->lat_avg_ns, (unsigned long long)r->lat_min_ns,
 		(unsigned long long)r->lat_p50_ns,
 		(unsigned long long)r->lat_p99_ns,
@@ -168,8 +174,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "  \"paths\": {\"minimal\": %llu, \"nonminimal\": %llu},\n",
 		(unsigned long long)r->minimal,
 		(unsigned long long)r->nonminimal);
-	fprintf(f, "  \"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, "
-		   "\"max\": %llu, \"within_tolerance\": %s},\n",
+	fprintf(f,
+		"  \"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, "
+		"\"max\": %llu, \"within_tolerance\": %s},\n",
 		(unsigned long long)r->late_p50_ns,
 		(unsigned long long)r->late_p99_ns,
 		(unsigned long long)r->late_max_ns,
@@ -184,13 +191,15 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "  \"drained\": %s,\n  \"fully_drained\": %s,\n",
 		r->drained ? "true" : "false",
 		r->fully_drained ? "true" : "false");
-	fprintf(f, "  \"link_packets\": {\"terminal\": %llu, \"local\": %llu, "
-		   "\"global\": %llu},\n",
+	fprintf(f,
+		"  \"link_packets\": {\"terminal\": %llu, \"local\": %llu, "
+		"\"global\": %llu},\n",
 		(unsigned long long)r->link_tx_pkts[0],
 		(unsigned long long)r->link_tx_pkts[1],
 		(unsigned long long)r->link_tx_pkts[2]);
-	fprintf(f, "  \"tsc_hz\": %.0f,\n  \"sweeps\": %llu,\n"
-		   "  \"idle_sleeps\": %llu,\n  \"wall_s\": %.3f\n}\n",
+	fprintf(f,
+		"  \"tsc_hz\": %.0f,\n  \"sweeps\": %llu,\n"
+		"  \"idle_sleeps\": %llu,\n  \"wall_s\": %.3f\n}\n",
 		r->tsc_hz, (unsigned long long)r->sweeps,
 		(unsigned long long)r->idle_sleeps, r->wall_s);
 	if (f != stdout)

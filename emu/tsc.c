@@ -7,8 +7,9 @@
 
 double df_tsc_calibrate(uint32_t ms)
 {
-	struct timespec a, b, d = {.tv_sec = ms / 1000,
-				   .tv_nsec = (long)(ms % 1000) * 1000000L};
+	struct timespec a, b,
+		d = {.tv_sec = ms / 1000,
+		     .tv_nsec = (long)(ms % 1000) * 1000000L};
 	uint64_t t0, t1;
 	double ns;
 

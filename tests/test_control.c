@@ -38,8 +38,8 @@ static void test_wiring(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
 
 	cfg_of(&c, p, a, h, g, arr, DF_ALG_MIN);
 	ok = df_topo_build(&t, &c, err, sizeof(err)) == 0;
-	CHECK(ok, "wiring p=%u a=%u h=%u g=%u %s builds and checks %s", p, a,
-	      h, g, df_arrangement_name(arr), err);
+	CHECK(ok, "wiring p=%u a=%u h=%u g=%u %s builds and checks %s", p, a, h,
+	      g, df_arrangement_name(arr), err);
 	if (!ok)
 		return;
 	CHECK(df_topo_count_links(&t, DF_LINK_GLOBAL) == g * a * h / 2,
@@ -68,12 +68,11 @@ static void test_wiring(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
 			for (uint32_t k = 0; k < a * h; k++) {
 				uint32_t r = G * a + k / h;
 				uint32_t port = p + a - 1 + k % h;
-				uint32_t X = t.ports[r * t.nports + port].peer /
-					     a;
-				uint32_t want =
-					arr == DF_ARR_RELATIVE
-						? (G + k + 1) % g
-						: (k < G ? k : k + 1);
+				uint32_t X =
+					t.ports[r * t.nports + port].peer / a;
+				uint32_t want = arr == DF_ARR_RELATIVE
+							? (G + k + 1) % g
+							: (k < G ? k : k + 1);
 				formula &= X == want;
 			}
 		CHECK(formula,
@@ -115,7 +114,8 @@ static void path_stats(const struct df_tables *tb, int val,
 					/* VC never decreases along a path */
 					if (k && vcs[k] < vcs[k - 1] &&
 					    tb->port_class[ports[k]] ==
-						    tb->port_class[ports[k - 1]])
+						    tb->port_class[ports[k -
+									 1]])
 						ps->ok = 0;
 				}
 				if ((uint32_t)n > ps->max_hops)
@@ -143,8 +143,8 @@ static void test_routing(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
 			      err);
 			return;
 		}
-		int planned = df_vcplan_build(&tb, &c, &vi, err,
-					      sizeof(err)) == 0;
+		int planned =
+			df_vcplan_build(&tb, &c, &vi, err, sizeof(err)) == 0;
 		CHECK(planned, "%s p=%u a=%u h=%u g=%u %s: VC plan acyclic %s",
 		      df_algorithm_name(alg), p, a, h, g,
 		      df_arrangement_name(arr), err);
@@ -155,7 +155,8 @@ static void test_routing(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
 			      ps.max_hops, ps.max_global);
 			/* a local hop before the global one exists only
 			 * when some router lacks a link to some group */
-			CHECK(tb.nvcs[DF_LINK_LOCAL] == (a > 1 && h < g - 1 ? 2 : 1) &&
+			CHECK(tb.nvcs[DF_LINK_LOCAL] ==
+					      (a > 1 && h < g - 1 ? 2 : 1) &&
 				      tb.nvcs[DF_LINK_GLOBAL] == 1,
 			      "  MIN uses %u local / %u global VCs",
 			      tb.nvcs[DF_LINK_LOCAL], tb.nvcs[DF_LINK_GLOBAL]);
@@ -197,8 +198,7 @@ static void test_bad_plan(void)
 	      "deadlock check refuses VAL with one VC: %s", err);
 	memset(tb.vc_map, 0, sizeof(tb.vc_map));
 	CHECK(df_vcplan_check(&tb, DF_ALG_MIN, NULL, err, sizeof(err)) != 0,
-	      "deadlock check refuses MIN with one VC on local links: %s",
-	      err);
+	      "deadlock check refuses MIN with one VC on local links: %s", err);
 	c.algorithm = DF_ALG_VAL;
 	c.link[DF_LINK_LOCAL].vcs = 2;
 	CHECK(df_vcplan_build(&tb, &c, NULL, err, sizeof(err)) != 0 &&
@@ -231,8 +231,8 @@ static void test_place(void)
 
 	for (int r = 1; r < 36; r++)
 		contiguous &= w[r] >= w[r - 1];
-	CHECK(n == 2 && w[0] == 0 && w[35] == 1 && contiguous &&
-		      w[17] == 0 && w[18] == 1,
+	CHECK(n == 2 && w[0] == 0 && w[35] == 1 && contiguous && w[17] == 0 &&
+		      w[18] == 1,
 	      "placement: 36 routers on 2 workers, contiguous halves");
 	CHECK(df_place(36, 1, 10, w, err, sizeof(err)) < 0 &&
 		      strstr(err, "routers_per_lcore"),
@@ -246,10 +246,10 @@ int main(void)
 {
 	static const uint32_t shapes[][4] = {
 		/* p, a, h, g */
-		{2, 4, 2, 9}, {2, 4, 2, 5}, {2, 4, 2, 3}, {2, 4, 2, 2},
-		{1, 2, 1, 3}, {1, 2, 1, 2}, {4, 8, 4, 33}, {4, 8, 4, 17},
-		{3, 6, 3, 19}, {2, 4, 3, 13}, {1, 3, 2, 7}, {1, 3, 2, 4},
-		{2, 6, 3, 10}, {1, 1, 1, 2}, {2, 5, 2, 11},
+		{2, 4, 2, 9},  {2, 4, 2, 5},  {2, 4, 2, 3},  {2, 4, 2, 2},
+		{1, 2, 1, 3},  {1, 2, 1, 2},  {4, 8, 4, 33}, {4, 8, 4, 17},
+		{3, 6, 3, 19}, {2, 4, 3, 13}, {1, 3, 2, 7},  {1, 3, 2, 4},
+		{2, 6, 3, 10}, {1, 1, 1, 2},  {2, 5, 2, 11},
 	};
 
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)

@@ -28,8 +28,8 @@ static int run(const char *file, const char *const *sets, int nsets,
 {
 	struct df_config cfg;
 	struct df_plan pl;
-	struct df_emu_opts eo = {.quiet = 1, .status = stderr,
-				 .tsc_hz = tsc_hz};
+	struct df_emu_opts eo = {
+		.quiet = 1, .status = stderr, .tsc_hz = tsc_hz};
 	char err[1024];
 	int rc;
 
@@ -39,8 +39,7 @@ static int run(const char *file, const char *const *sets, int nsets,
 		return -1;
 	}
 	cfg.workers = workers;
-	if (df_plan_build(&pl, &cfg, rte_lcore_count() - 1, err,
-			  sizeof(err))) {
+	if (df_plan_build(&pl, &cfg, rte_lcore_count() - 1, err, sizeof(err))) {
 		printf("# plan: %s\n", err);
 		return -1;
 	}
@@ -72,8 +71,8 @@ static void check_accounting(const char *what, const struct df_report *r)
 	      (unsigned long long)r->gen_measured);
 	CHECK(r->exactly_once && r->corrupt == 0,
 	      "%s: each packet delivered exactly once, frames intact", what);
-	CHECK(r->credits_conserved, "%s: every VC has its full credit %s",
-	      what, r->credit_issue);
+	CHECK(r->credits_conserved, "%s: every VC has its full credit %s", what,
+	      r->credit_issue);
 	CHECK(r->enq_fail == 0, "%s: no ring overflow", what);
 }
 
@@ -91,7 +90,9 @@ static void conservation(void)
 				snprintf(seed, sizeof(seed), "routing.seed=%d",
 					 s * 17);
 				const char *sets[] = {
-					algs[a], seed, "traffic.warmup_ms=20",
+					algs[a],
+					seed,
+					"traffic.warmup_ms=20",
 					"traffic.measure_ms=150",
 					"traffic.load=0.4",
 					"links.terminal_bandwidth_gbps=0.1",
@@ -144,14 +145,19 @@ static void conservation(void)
 static void timing(void)
 {
 	struct df_report r;
-	const char *lat_sets[] = {
-		"topology.p=1", "topology.a=1", "topology.h=1", "topology.g=2",
-		"links.terminal_latency_ns=1000",
-		"links.global_latency_ns=5000",
-		"links.terminal_bandwidth_gbps=1",
-		"links.global_bandwidth_gbps=1", "traffic.packet_bytes=256",
-		"traffic.process=periodic", "traffic.load=0.05",
-		"traffic.warmup_ms=20", "traffic.measure_ms=300"};
+	const char *lat_sets[] = {"topology.p=1",
+				  "topology.a=1",
+				  "topology.h=1",
+				  "topology.g=2",
+				  "links.terminal_latency_ns=1000",
+				  "links.global_latency_ns=5000",
+				  "links.terminal_bandwidth_gbps=1",
+				  "links.global_bandwidth_gbps=1",
+				  "traffic.packet_bytes=256",
+				  "traffic.process=periodic",
+				  "traffic.load=0.05",
+				  "traffic.warmup_ms=20",
+				  "traffic.measure_ms=300"};
 	/* 3 serializations of 256 B at 1 Gb/s + the three latencies */
 	double path = 3 * 2048.0 + 1000 + 5000 + 1000;
 
@@ -161,7 +167,8 @@ static void timing(void)
 		      "every packet's latency >= configured path latency: "
 		      "min %llu ns, path %.0f ns",
 		      (unsigned long long)r.lat_min_ns, path);
-		CHECK(r.lat_p50_ns >= path * 0.98 && r.lat_p50_ns <= path * 1.05,
+		CHECK(r.lat_p50_ns >= path * 0.98 &&
+			      r.lat_p50_ns <= path * 1.05,
 		      "median latency %llu ns within -2%%/+5%% of the path "
 		      "latency %.0f ns",
 		      (unsigned long long)r.lat_p50_ns, path);
@@ -171,13 +178,18 @@ static void timing(void)
 
 	/* Overload: 2 terminals per router send across one global link of
 	 * the terminal links' bandwidth: each gets half of it. */
-	const char *bw_sets[] = {
-		"topology.p=2", "topology.a=1", "topology.h=1", "topology.g=2",
-		"links.terminal_bandwidth_gbps=0.2",
-		"links.global_bandwidth_gbps=0.2", "traffic.packet_bytes=512",
-		"traffic.pattern=adversarial", "traffic.shift=1",
-		"traffic.process=saturate", "traffic.warmup_ms=50",
-		"traffic.measure_ms=500"};
+	const char *bw_sets[] = {"topology.p=2",
+				 "topology.a=1",
+				 "topology.h=1",
+				 "topology.g=2",
+				 "links.terminal_bandwidth_gbps=0.2",
+				 "links.global_bandwidth_gbps=0.2",
+				 "traffic.packet_bytes=512",
+				 "traffic.pattern=adversarial",
+				 "traffic.shift=1",
+				 "traffic.process=saturate",
+				 "traffic.warmup_ms=50",
+				 "traffic.measure_ms=500"};
 	if (run("configs/small.ini", bw_sets, 12, 1, &r) == 0) {
 		check_accounting("one link at overload", &r);
 		CHECK(r.accepted_load >= 0.475 && r.accepted_load <= 0.525,
@@ -234,8 +246,8 @@ static void paper(void)
 	      (unsigned long long)r.late_p99_ns);
 	CHECK(min_wc >= bound * 0.85 && min_wc <= bound * 1.1,
 	      "WC: MIN saturates near 1/(a*p) = %.3f: %.4f", bound, min_wc);
-	CHECK(val_wc >= 3 * min_wc,
-	      "WC: VAL (%.4f) several times MIN (%.4f)", val_wc, min_wc);
+	CHECK(val_wc >= 3 * min_wc, "WC: VAL (%.4f) several times MIN (%.4f)",
+	      val_wc, min_wc);
 	CHECK(val_wc <= 0.55, "WC: VAL at most about 1/2 (%.4f)", val_wc);
 	CHECK(min_ur > val_ur, "UR: MIN (%.4f) beats VAL (%.4f)", min_ur,
 	      val_ur);
@@ -247,8 +259,9 @@ int main(int argc, char **argv)
 	char prefix[64], lcores[64];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int timing_mode = strcmp(mode, "conservation") != 0;
-	char *eal[] = {argv[0], lcores, "--no-pci", "--log-level=warning",
-		       prefix, "--no-huge", "-m", "1024", "--no-shconf"};
+	char *eal[] = {
+		argv[0],     lcores, "--no-pci", "--log-level=warning", prefix,
+		"--no-huge", "-m",   "1024",	 "--no-shconf"};
 	int neal = 9;
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=dftest-%d",
