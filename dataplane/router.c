@@ -33,7 +33,13 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		struct dp_vcq *q = &p->q[pk->vc];
 
 		dp_hist_add(&lc->st.lateness, now - pk->due_tsc);
-		/* Room is guaranteed: the sender held credits for it. */
+		/* Room is guaranteed: the sender held credits for it. A full
+		 * queue is a credit bug: count it, never overwrite. */
+		if (unlikely(dp_vcq_count(q) > q->mask)) {
+			lc->st.enq_fail++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
 		q->slot[q->tail & q->mask] = m;
 		q->tail++;
 		qmask_set(r, k * DF_MAX_VC + pk->vc);

@@ -229,7 +229,7 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now)
 		deliver(t, m, now);
 		work++;
 	}
-	if (lc->run->gen_on)
+	if (lc->gen_on)
 		generate(t, now);
 	else if (t->sq_head != t->sq_tail)
 		dp_term_flush(t); /* generation ended: the rest never enters */

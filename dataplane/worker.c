@@ -47,11 +47,19 @@ int dp_worker_main(void *arg)
 		unsigned work = 0;
 
 		lc->next_event = UINT64_MAX;
+		lc->gen_on = run->gen_on;
 		for (uint32_t i = 0; i < lc->nterms; i++)
 			work += dp_term_step(lc->terms[i], now);
 		for (uint32_t i = 0; i < lc->nrouters; i++)
 			work += dp_router_step(lc->routers[i], now);
 		lc->sweeps++;
+		/* Tell main that generation has stopped here for good: the
+		 * counters it reads after this flag include every injection
+		 * (stores stay in order on x86; the barrier says so). */
+		if (!lc->gen_on && !lc->gen_off_done) {
+			rte_smp_wmb();
+			lc->gen_off_done = 1;
+		}
 		if (work == 0 && run->idle_backoff)
 			idle(lc, now);
 	}

@@ -436,6 +436,16 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 	*prev_t = now;
 }
 
+/* Every worker has run a whole sweep since generation was switched off. */
+static int all_stopped(const struct emu *e)
+{
+	for (uint32_t w = 0; w < e->pl->nworkers; w++)
+		if (!e->lc[w]->gen_off_done)
+			return 0;
+	rte_smp_rmb();
+	return 1;
+}
+
 /* Phases: warm-up and measurement with generation on; then generation on
  * until every measured packet is in; then a drain of everything in flight
  * and of every credit message. */
@@ -483,9 +493,12 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			rep->drained = 1;
 			phase = "drain";
 		}
-		if (!run->gen_on && s.injected == s.delivered &&
-		    s.credits_out == s.credits_in)
-			break;
+		if (!run->gen_on && all_stopped(e)) {
+			sum_stats(e, &s); /* after the acknowledgements */
+			if (s.injected == s.delivered &&
+			    s.credits_out == s.credits_in)
+				break;
+		}
 		if (now >= deadline) {
 			phase = "timeout";
 			break;

@@ -105,6 +105,22 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			(unsigned long long)r->corrupt);
 }
 
+/* A JSON string literal: quotes, backslashes and control bytes escaped. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
 int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		   const char *path, char *err, size_t errlen)
 {
@@ -116,8 +132,10 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		snprintf(err, errlen, "--json %s: %s", path, strerror(errno));
 		return -1;
 	}
+	fprintf(f, "{\n  \"config\": {\"file\": ");
+	json_str(f, c->path);
 	fprintf(f,
-		"{\n  \"config\": {\"file\": \"%s\", \"p\": %u, \"a\": %u, "
+		", \"p\": %u, \"a\": %u, "
 		"\"h\": %u, \"g\": %u, \"arrangement\": \"%s\", "
 		"\"algorithm\": \"%s\", \"pattern\": \"%s\", \"shift\": %u, "
 		"\"load\": %g, \"packet_bytes\": %u, \"process\": \"%s\", "
@@ -127,8 +145,7 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		"\"global_bandwidth_gbps\": %g, "
 		"\"terminal_latency_ns\": %llu, \"local_latency_ns\": %llu, "
 		"\"global_latency_ns\": %llu},\n",
-		c->path, c->p, c->a, c->h, c->g,
-		df_arrangement_name(c->arrangement),
+		c->p, c->a, c->h, c->g, df_arrangement_name(c->arrangement),
 		df_algorithm_name(c->algorithm), df_pattern_name(c->pattern),
 		c->shift, c->load, c->packet_bytes, df_process_name(c->process),
 		(unsigned long long)c->seed, (unsigned long long)c->warmup_ms,
@@ -183,8 +200,11 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		r->lateness_ok ? "true" : "false");
 	fprintf(f, "  \"credits_conserved\": %s,\n",
 		r->credits_conserved ? "true" : "false");
-	if (!r->credits_conserved)
-		fprintf(f, "  \"credit_issue\": \"%s\",\n", r->credit_issue);
+	if (!r->credits_conserved) {
+		fprintf(f, "  \"credit_issue\": ");
+		json_str(f, r->credit_issue);
+		fprintf(f, ",\n");
+	}
 	fprintf(f, "  \"exactly_once\": %s,\n  \"corrupt_frames\": %llu,\n",
 		r->exactly_once ? "true" : "false",
 		(unsigned long long)r->corrupt);
