@@ -127,8 +127,7 @@ int main(int argc, char **argv)
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	huge = access("/dev/hugepages", F_OK) == 0 &&
-	       system("grep -q ' hugetlbfs ' /proc/mounts") == 0;
+	huge = df_hugepages_free() >= (256ULL << 20);
 	snprintf(prefix, sizeof(prefix), "--file-prefix=dfbench-%d",
 		 (int)getpid());
 	char *eal_huge[] = {argv[0],	"-l0-1",

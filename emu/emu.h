@@ -75,6 +75,9 @@ double df_tsc_calibrate(uint32_t ms);
 /* rte_eal_cleanup() and removal of EAL's runtime directory. */
 void df_eal_cleanup(void);
 
+/* Bytes of free hugepages in a mounted hugetlbfs (0: none usable). */
+uint64_t df_hugepages_free(void);
+
 /* Memory the dataplane of a plan needs (mempool, rings, queues). */
 uint64_t df_emulate_mem_bytes(const struct df_plan *pl);
 

@@ -136,33 +136,6 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 	return 0;
 }
 
-/* Free hugepages in a mounted hugetlbfs, in bytes (0 if none usable). */
-static uint64_t hugepages_free(void)
-{
-	FILE *f = fopen("/proc/mounts", "r");
-	char line[512];
-	int mounted = 0;
-	unsigned long n = 0, sz = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, " hugetlbfs "))
-			mounted = 1;
-	fclose(f);
-	if (!mounted)
-		return 0;
-	f = fopen("/proc/meminfo", "r");
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		sscanf(line, "HugePages_Free: %lu", &n);
-		sscanf(line, "Hugepagesize: %lu kB", &sz);
-	}
-	fclose(f);
-	return (uint64_t)n * sz * 1024;
-}
-
 static int default_eal(struct app_args *a, const struct df_plan *pl,
 		       char **argv0, char *store, size_t storelen)
 {
@@ -188,7 +161,7 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 	ADD("--no-pci");
 	ADD("--log-level=warning");
 	ADD("--file-prefix=dfemu-%d", (int)getpid());
-	if (hugepages_free() >= need) {
+	if (df_hugepages_free() >= need) {
 		ADD("--in-memory");
 	} else {
 		/* DPDK-NOTES.md §2: --no-huge defaults to 64 MB, and
