@@ -560,17 +560,6 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 			AT("topology", "g"), c->g, c->a, c->h, gmax);
 		return -1;
 	}
-	/* Every global port must be used: the a*h ports of a group are
-	 * spread evenly over the g-1 other groups ([DF] §3.1). */
-	if ((c->a * c->h) % (c->g - 1)) {
-		fmt_err(err, n,
-			"%s: [topology] g = %u cannot use all a*h = %u global "
-			"ports of a group evenly (need g-1 to divide a*h); "
-			"allowed g here: every g with (g-1) | %u, up to %u",
-			AT("topology", "g"), c->g, c->a * c->h, c->a * c->h,
-			gmax);
-		return -1;
-	}
 	if (radix > 32) {
 		fmt_err(err, n,
 			"%s: [topology] router radix p+a-1+h = %u+%u+%u = %u "

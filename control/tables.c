@@ -60,9 +60,11 @@ int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 	for (uint32_t k = 0; k < t->nports; k++)
 		tb->port_class[k] = t->ports[k].cls;
 	for (uint32_t i = 0; i < t->nrouters * t->nports; i++)
-		tb->peer_router[i] = t->ports[i].cls == DF_LINK_TERMINAL
-					     ? 0xffff
-					     : t->ports[i].peer;
+		tb->peer_router[i] =
+			t->ports[i].cls == DF_LINK_TERMINAL ||
+					t->ports[i].peer == DF_NO_PEER
+				? 0xffff
+				: t->ports[i].peer;
 	for (uint32_t r = 0; r < t->nrouters; r++) {
 		uint32_t G = r / t->a;
 

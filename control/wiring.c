@@ -11,35 +11,112 @@
 #include "wiring.h"
 
 /*
- * Global port i of group G. With g = a*h+1 every group pair has one link;
- * with fewer groups each pair has c = a*h/(g-1) parallel links. The group's
- * a*h ports are cut into c consecutive blocks ("copies") of g-1 ports; each
- * block is a complete maximum-size arrangement over the g groups. That
- * spreads the parallel links evenly (router j holds ports j*h..j*h+h-1, so
- * copies of a pair sit on different routers when g-1 >= h) and keeps the
- * wiring an involution (symmetric).
- *
- * relative ([SP] §III): offset d = (i mod (g-1)) + 1, port i goes to group
- *   G + d; at the far end it is port c(g-1) + (g-1-d). At maximum size this
- *   is "port k of group i connects to group i+k+1", far port ah-1-k.
- * absolute ([SP] §IV): j = i mod (g-1), port i goes to group j if j < G,
- *   else j+1; at the far end port c(g-1) + (G if G < X else G-1).
+ * Global links between groups ([DF] §3.1: "each pair of groups connected
+ * by at least ⌊(ah+1)/g⌋ channels"). Every pair gets k = ⌊ah/(g-1)⌋ links;
+ * the r = ah mod (g-1) ports of a group left over form an r-regular
+ * circulant graph over the groups (offsets ±1..±⌊r/2⌋, plus g/2 when r is
+ * odd and g even), so each pair gets k or k+1 links and the wiring stays
+ * symmetric. When g*a*h is odd no perfect matching exists: groups 2t and
+ * 2t+1 share the odd extra link and the last group keeps one global port
+ * unused (its last router's last port).
  */
-void df_global_peer(uint32_t a, uint32_t h, uint32_t g, enum df_arrangement arr,
-		    uint32_t G, uint32_t i, uint32_t *X, uint32_t *ix)
+static void pair_counts(uint32_t a, uint32_t h, uint32_t g, uint32_t *m)
 {
-	uint32_t c = i / (g - 1), j = i % (g - 1);
+	uint32_t ah = a * h, k = ah / (g - 1), r = ah % (g - 1);
 
-	(void)a;
-	(void)h;
-	if (arr == DF_ARR_RELATIVE) {
-		uint32_t d = j + 1;
-		*X = (G + d) % g;
-		*ix = c * (g - 1) + (g - 1 - d);
+	for (uint32_t G = 0; G < g; G++)
+		for (uint32_t X = 0; X < g; X++)
+			m[G * g + X] = G == X ? 0 : k;
+	for (uint32_t G = 0; G < g; G++)
+		for (uint32_t j = 1; j <= r / 2; j++) {
+			m[G * g + (G + j) % g]++;
+			m[G * g + (G + g - j) % g]++;
+		}
+	if (r % 2 == 0)
+		return;
+	if (g % 2 == 0) {
+		for (uint32_t G = 0; G < g; G++)
+			m[G * g + (G + g / 2) % g]++;
 	} else {
-		*X = j < G ? j : j + 1;
-		*ix = c * (g - 1) + (G < *X ? G : G - 1);
+		for (uint32_t G = 0; G + 1 < g; G += 2) {
+			m[G * g + G + 1]++;
+			m[(G + 1) * g + G]++;
+		}
 	}
+}
+
+/*
+ * Order of group G's a*h global ports ([SP] §III-IV names): blocks of one
+ * link to every other group, as many full blocks as every pair has, then
+ * the extra links, then an unused port if any. Within a block:
+ *   relative: by offset, port k of the block goes to group G + k + 1;
+ *   absolute: by group number, group k if k < G, else k + 1.
+ * At maximum size (g = ah+1) this is exactly [SP]'s definition; with fewer
+ * groups the copies of a pair's links land on different routers.
+ */
+static void port_targets(uint32_t g, enum df_arrangement arr, uint32_t G,
+			 const uint32_t *m, uint32_t ah, uint32_t *tgt)
+{
+	uint32_t n = 0, kmin = UINT32_MAX;
+
+	for (uint32_t X = 0; X < g; X++)
+		if (X != G && m[G * g + X] < kmin)
+			kmin = m[G * g + X];
+	for (uint32_t c = 0; c <= kmin; c++)
+		for (uint32_t j = 0; j + 1 < g; j++) {
+			uint32_t X = arr == DF_ARR_RELATIVE
+					     ? (G + j + 1) % g
+					     : (j < G ? j : j + 1);
+			if (c < kmin || m[G * g + X] > kmin)
+				tgt[n++] = X;
+		}
+	while (n < ah)
+		tgt[n++] = DF_NO_PEER;
+}
+
+/* Fill the global ports of every router from the per-group port lists:
+ * the c-th link of G to X meets the c-th link of X to G. */
+static int wire_global(struct df_topo *t, char *err, size_t errlen)
+{
+	uint32_t g = t->g, ah = t->a * t->h, gbase = t->p + t->a - 1;
+	uint32_t *m = calloc((size_t)g * g, sizeof(*m));
+	uint32_t *tgt = calloc((size_t)g * ah, sizeof(*tgt));
+	uint32_t *copy = calloc((size_t)g * ah, sizeof(*copy));
+	uint32_t *seen = calloc((size_t)g * g, sizeof(*seen));
+
+	if (!m || !tgt || !copy || !seen) {
+		free(m), free(tgt), free(copy), free(seen);
+		snprintf(err, errlen, "out of memory building the wiring");
+		return -1;
+	}
+	pair_counts(t->a, t->h, g, m);
+	for (uint32_t G = 0; G < g; G++) {
+		port_targets(g, t->arrangement, G, m, ah, &tgt[G * ah]);
+		for (uint32_t i = 0; i < ah; i++)
+			if (tgt[G * ah + i] != DF_NO_PEER)
+				copy[G * ah + i] =
+					seen[G * g + tgt[G * ah + i]]++;
+	}
+	for (uint32_t G = 0; G < g; G++)
+		for (uint32_t i = 0; i < ah; i++) {
+			struct df_port_info *pi =
+				&t->ports[(G * t->a + i / t->h) * t->nports +
+					  gbase + i % t->h];
+			uint32_t X = tgt[G * ah + i], xi = 0;
+
+			pi->cls = DF_LINK_GLOBAL;
+			pi->peer = DF_NO_PEER;
+			if (X == DF_NO_PEER)
+				continue;
+			while (xi < ah &&
+			       !(tgt[X * ah + xi] == G &&
+				 copy[X * ah + xi] == copy[G * ah + i]))
+				xi++;
+			pi->peer = X * t->a + xi / t->h;
+			pi->peer_port = gbase + xi % t->h;
+		}
+	free(m), free(tgt), free(copy), free(seen);
+	return 0;
 }
 
 int df_topo_build(struct df_topo *t, const struct df_config *cfg, char *err,
@@ -75,17 +152,9 @@ int df_topo_build(struct df_topo *t, const struct df_config *cfg, char *err,
 			pi[port].peer = G * t->a + j;
 			pi[port].peer_port = df_local_port(t, j, i);
 		}
-		for (uint32_t k = 0; k < t->h; k++) {
-			uint32_t gi = i * t->h + k, X, xi;
-			uint32_t port = t->p + t->a - 1 + k;
-
-			df_global_peer(t->a, t->h, t->g, t->arrangement, G, gi,
-				       &X, &xi);
-			pi[port].cls = DF_LINK_GLOBAL;
-			pi[port].peer = X * t->a + xi / t->h;
-			pi[port].peer_port = t->p + t->a - 1 + xi % t->h;
-		}
 	}
+	if (wire_global(t, err, errlen))
+		return -1;
 	return df_topo_check(t, err, errlen);
 }
 
@@ -97,7 +166,9 @@ void df_topo_free(struct df_topo *t)
 
 int df_topo_check(const struct df_topo *t, char *err, size_t errlen)
 {
-	uint32_t per_pair = t->a * t->h / (t->g - 1);
+	uint32_t kmin = t->a * t->h / (t->g - 1);
+	uint32_t kmax = kmin + (t->a * t->h % (t->g - 1) != 0);
+	uint32_t unused = 0;
 	uint32_t *pairs = calloc((size_t)t->g * t->g, sizeof(*pairs));
 	int rc = -1;
 
@@ -111,6 +182,11 @@ int df_topo_check(const struct df_topo *t, char *err, size_t errlen)
 				&t->ports[r * t->nports + k];
 			const struct df_port_info *back;
 
+			if (pi->cls == DF_LINK_GLOBAL &&
+			    pi->peer == DF_NO_PEER) {
+				unused++;
+				continue;
+			}
 			if (pi->peer >= t->nrouters || pi->peer == r) {
 				snprintf(err, errlen,
 					 "wiring: router %u port %u leads to "
@@ -141,13 +217,19 @@ int df_topo_check(const struct df_topo *t, char *err, size_t errlen)
 	}
 	for (uint32_t G = 0; G < t->g; G++)
 		for (uint32_t X = 0; X < t->g; X++)
-			if (X != G && pairs[G * t->g + X] != per_pair) {
+			if (X != G && (pairs[G * t->g + X] < kmin ||
+				       pairs[G * t->g + X] > kmax)) {
 				snprintf(err, errlen,
 					 "wiring: groups %u and %u have %u "
-					 "global links, expected %u",
-					 G, X, pairs[G * t->g + X], per_pair);
+					 "global links, expected %u..%u",
+					 G, X, pairs[G * t->g + X], kmin, kmax);
 				goto out;
 			}
+	/* only an odd number of global ports leaves one unused */
+	if (unused > ((uint64_t)t->g * t->a * t->h) % 2) {
+		snprintf(err, errlen, "wiring: %u global ports unused", unused);
+		goto out;
+	}
 	rc = 0;
 out:
 	free(pairs);
@@ -159,7 +241,7 @@ uint32_t df_topo_count_links(const struct df_topo *t, enum df_link_class c)
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < t->nrouters * t->nports; i++)
-		if (t->ports[i].cls == c)
+		if (t->ports[i].cls == c && t->ports[i].peer != DF_NO_PEER)
 			n++;
 	/* terminal links have one end at a router, the others two */
 	return c == DF_LINK_TERMINAL ? n : n / 2;

@@ -14,6 +14,8 @@
  *   [p+a-1, p+a-1+h)  global ports; global port k of router j is the
  *                     group's global port j*h + k ([DF] Fig. 6 numbering)
  */
+#define DF_NO_PEER UINT32_MAX /* a global port left unused (odd g*a*h) */
+
 struct df_port_info {
 	uint8_t cls;	   /* enum df_link_class */
 	uint8_t peer_port; /* port number at the far end (routers only) */
@@ -53,9 +55,5 @@ int df_topo_check(const struct df_topo *t, char *err, size_t errlen);
 
 /* Number of bidirectional links of a class. */
 uint32_t df_topo_count_links(const struct df_topo *t, enum df_link_class c);
-
-/* Global group port i of group G: far group and far global port index. */
-void df_global_peer(uint32_t a, uint32_t h, uint32_t g, enum df_arrangement arr,
-		    uint32_t G, uint32_t i, uint32_t *X, uint32_t *ix);
 
 #endif

@@ -138,7 +138,8 @@ static int build_links(struct emu *e)
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct df_port_info *pi =
 				&t->ports[r * t->nports + k];
-			if (pi->cls == DF_LINK_TERMINAL)
+			if (pi->cls == DF_LINK_TERMINAL ||
+			    pi->peer == DF_NO_PEER)
 				continue;
 			if (link_init(e, &e->links[r * t->nports + k], pi->cls,
 				      r, k, pi->peer, pi->peer_port))
@@ -185,6 +186,11 @@ static int build_nodes(struct emu *e)
 			const struct df_port_info *pi =
 				&t->ports[r * t->nports + k];
 			struct dp_link *out, *in;
+			if (pi->peer == DF_NO_PEER) {
+				/* the one unused global port is the last */
+				ro->nports = k;
+				break;
+			}
 			if (pi->cls == DF_LINK_TERMINAL) {
 				out = &e->links[rp + t->nterms + pi->peer];
 				in = &e->links[rp + pi->peer];

@@ -61,6 +61,8 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 {
 	const struct df_config *c = &pl->cfg;
 	const struct df_topo *t = &pl->topo;
+	uint32_t kmin = c->a * c->h / (c->g - 1);
+	uint32_t kmax = kmin + (c->a * c->h % (c->g - 1) != 0);
 	static const char *const ph[] = {"to-intermediate", "to-destination",
 					 "in-destination"};
 
@@ -69,13 +71,18 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 		c->a, c->h, c->g, df_arrangement_name(c->arrangement));
 	fprintf(f, "  size         %u routers (radix %u), %u terminals\n",
 		t->nrouters, t->nports, t->nterms);
-	fprintf(f,
-		"  links        %u terminal, %u local, %u global "
-		"(%u per group pair)\n",
+	fprintf(f, "  links        %u terminal, %u local, %u global (",
 		df_topo_count_links(t, DF_LINK_TERMINAL),
 		df_topo_count_links(t, DF_LINK_LOCAL),
-		df_topo_count_links(t, DF_LINK_GLOBAL),
-		c->a * c->h / (c->g - 1));
+		df_topo_count_links(t, DF_LINK_GLOBAL));
+	if (kmin == kmax)
+		fprintf(f, "%u per group pair", kmin);
+	else
+		fprintf(f, "%u or %u per group pair", kmin, kmax);
+	if ((uint64_t)c->g * c->a * c->h % 2)
+		fprintf(f, "; g*a*h is odd: one global port of group %u unused",
+			c->g - 1);
+	fprintf(f, ")\n");
 	fprintf(f, "  wiring       checked: every port used once, symmetric\n");
 	fprintf(f,
 		"  routing      %s: %llu paths, longest %u hops (%u global)\n",

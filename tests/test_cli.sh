@@ -119,9 +119,9 @@ has "$TMP/err" "cannot open" "missing config file: stderr"
 has "$TMP/err" "$TMP/no-such.ini" "missing config file: stderr"
 
 # --set error names the override, not the file
-run --check --config "$REF" --set topology.g=4
-expect_rc 2 "--set topology.g=4"
-has "$TMP/err" "--set topology.g=4" "cross-field error names the --set"
+run --check --config "$REF" --set topology.g=10
+expect_rc 2 "--set topology.g=10"
+has "$TMP/err" "--set topology.g=10" "cross-field error names the --set"
 
 # Real runs: the small network for 0.1 s, JSON read back with python3.
 # jsoncheck FILE: the report's required fields and its accounting.

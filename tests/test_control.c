@@ -43,7 +43,7 @@ static void test_wiring(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
 	if (!ok)
 		return;
 	CHECK(df_topo_count_links(&t, DF_LINK_GLOBAL) == g * a * h / 2,
-	      "  %u global links (g*a*h/2)", g * a * h / 2);
+	      "  %u global links (floor(g*a*h/2))", g * a * h / 2);
 	CHECK(df_topo_count_links(&t, DF_LINK_LOCAL) == g * a * (a - 1) / 2,
 	      "  %u local links (g*a(a-1)/2)", g * a * (a - 1) / 2);
 	CHECK(df_topo_count_links(&t, DF_LINK_TERMINAL) == p * a * g,
@@ -55,12 +55,40 @@ static void test_wiring(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
 		for (uint32_t k = t.p; k < t.nports; k++) {
 			const struct df_port_info *pi =
 				&t.ports[r * t.nports + k];
+			if (pi->peer == DF_NO_PEER)
+				continue;
 			used[pi->peer * t.nports + pi->peer_port]++;
 		}
+	uint32_t unused = 0;
 	for (uint32_t r = 0; r < t.nrouters; r++)
-		for (uint32_t k = t.p; k < t.nports; k++)
-			once &= used[r * t.nports + k] == 1;
-	CHECK(once, "  every router port is the far end of exactly one link");
+		for (uint32_t k = t.p; k < t.nports; k++) {
+			unused += used[r * t.nports + k] == 0;
+			once &= used[r * t.nports + k] <= 1;
+		}
+	CHECK(once && unused == (g * a * h) % 2,
+	      "  every router port is the far end of one link (%u unused, "
+	      "g*a*h %s)",
+	      unused, (g * a * h) % 2 ? "odd" : "even");
+	/* k or k+1 global links between every pair of groups */
+	uint32_t k0 = a * h / (g - 1), spread = 1;
+	uint32_t *pairs = calloc(g * g, sizeof(*pairs));
+	for (uint32_t r = 0; r < t.nrouters; r++)
+		for (uint32_t k = t.p + a - 1; k < t.nports; k++) {
+			uint32_t peer = t.ports[r * t.nports + k].peer;
+			if (peer != DF_NO_PEER)
+				pairs[(r / a) * g + peer / a]++;
+		}
+	for (uint32_t x = 0; x < g; x++)
+		for (uint32_t y = 0; y < g; y++)
+			if (x != y)
+				spread &= pairs[x * g + y] >= k0 &&
+					  pairs[x * g + y] <= k0 + 1 &&
+					  pairs[x * g + y] == pairs[y * g + x];
+	CHECK(spread,
+	      "  %u or %u links between every pair of groups, "
+	      "symmetric",
+	      k0, k0 + 1);
+	free(pairs);
 	free(used);
 	if (g == a * h + 1) {
 		int formula = 1;

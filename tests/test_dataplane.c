@@ -119,6 +119,28 @@ static void conservation(void)
 					CHECK(r.nonminimal == 0,
 					      "%s: MIN is all minimal", name);
 			}
+	/* g-1 not dividing a*h (1 or 2 links per pair), and g*a*h odd (one
+	 * global port unused) */
+	static const char *const shapes[][2] = {
+		{"configs/reference.ini", "topology.g=7"},
+		{"configs/small.ini", "topology.a=3"},
+	};
+	for (int i = 0; i < 2; i++) {
+		const char *sets[] = {shapes[i][1],
+				      "routing.algorithm=val",
+				      "traffic.warmup_ms=20",
+				      "traffic.measure_ms=100",
+				      "links.terminal_bandwidth_gbps=0.1",
+				      "links.local_bandwidth_gbps=0.1",
+				      "links.global_bandwidth_gbps=0.1"};
+		snprintf(name, sizeof(name), "%s %s val", shapes[i][0],
+			 shapes[i][1]);
+		if (run(shapes[i][0], sets, 7, 1, &r)) {
+			CHECK(0, "%s: ran", name);
+			continue;
+		}
+		check_accounting(name, &r);
+	}
 	/* adversarial and permutation on the small network, saturated */
 	static const char *const pats[][3] = {
 		{"traffic.pattern=adversarial", "traffic.shift=1",
