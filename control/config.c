@@ -31,7 +31,8 @@ struct key_def {
 };
 
 static const char *const arr_names[] = {"relative", "absolute", NULL};
-static const char *const alg_names[] = {"min", "val", NULL};
+static const char *const alg_names[] = {
+	"min", "val", "ugal-l", "ugal-g", "ugal-l-vc", "ugal-l-vch", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 					NULL};
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
@@ -93,6 +94,8 @@ static const struct key_def keys[] = {
 	 "flow-control unit (bytes); a packet needs ceil(L/flit) credits"},
 	{"routing", "algorithm", K_ENUM, OFF(algorithm), 0, 0, alg_names,
 	 "routing algorithm"},
+	{"routing", "ugal_bias", K_U32, OFF(ugal_bias), 0, 1000000, NULL,
+	 "UGAL: flits added in favour of the minimal path"},
 	{"routing", "seed", K_U64, OFF(seed), 0, 1.8e19, NULL,
 	 "random seed (VAL intermediates, traffic)"},
 	{"traffic", "pattern", K_ENUM, OFF(pattern), 0, 0, pat_names,

@@ -21,6 +21,10 @@ enum df_arrangement {
 enum df_algorithm {
 	DF_ALG_MIN = 0,
 	DF_ALG_VAL = 1,
+	DF_ALG_UGAL_L = 2,     /* [DF] §4.2, local port queues */
+	DF_ALG_UGAL_G = 3,     /* [DF] §4.2, the group's global queues */
+	DF_ALG_UGAL_L_VC = 4,  /* [DF] §4.3.1, per-VC queues */
+	DF_ALG_UGAL_L_VCH = 5, /* [DF] §4.3.1, hybrid port/VC */
 	DF_ALG_COUNT,
 };
 
@@ -66,6 +70,8 @@ struct df_config {
 	/* [routing] */
 	enum df_algorithm algorithm;
 	uint64_t seed;
+	uint32_t ugal_bias; /* flits in favour of minimal: q_m*H_m <= q_nm*H_nm
+			       + bias */
 
 	/* [traffic] */
 	enum df_pattern pattern;
@@ -84,6 +90,12 @@ struct df_config {
 	uint64_t lateness_tolerance_ns;
 	uint32_t tsc_calibrate_ms;
 };
+
+/* Does the algorithm route through intermediate groups (VAL paths)? */
+static inline int df_alg_nonminimal(enum df_algorithm a)
+{
+	return a != DF_ALG_MIN;
+}
 
 /* Names for reports and messages. */
 const char *df_arrangement_name(enum df_arrangement a);

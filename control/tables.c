@@ -101,10 +101,13 @@ int df_path(const struct df_tables *tb, uint32_t src, uint32_t dst,
 	uint32_t cur = src;
 	int n = 0;
 
-	while (cur != dst) {
+	for (;;) {
 		uint8_t vc;
 		uint32_t port =
 			df_next_hop(tb, cur, dst, 0, inter, &phase, &vc);
+
+		if (port < tb->p)
+			break; /* ejection at dst */
 		if (n == max)
 			return -1;
 		routers[n] = cur;

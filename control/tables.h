@@ -52,20 +52,50 @@ static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 	if (*phase == DF_PH_TO_INTER &&
 	    (cg == inter || inter == dg || inter == DF_NO_GROUP))
 		*phase = DF_PH_TO_DEST;
-	if (cg == dg)
+	/* intra-group traffic on a Valiant path leaves the group first */
+	if (cg == dg && *phase != DF_PH_TO_INTER)
 		*phase = DF_PH_IN_DEST;
-	if (cur == dst) {
+	if (cur == dst && *phase != DF_PH_TO_INTER) {
 		*vc = 0;
-		return dport;
+		return dport; /* a terminal port: ejection */
 	}
 	if (*phase == DF_PH_TO_INTER)
 		port = t->port_to_group[cur * t->g + inter];
 	else
 		port = t->port_to_router[cur * t->nrouters + dst];
 	next = t->peer_router[cur * t->nports + port];
-	ph = next / t->a == dg ? DF_PH_IN_DEST : *phase;
+	ph = next / t->a == dg && *phase != DF_PH_TO_INTER ? DF_PH_IN_DEST
+							   : *phase;
 	*vc = t->vc_map[t->port_class[port]][ph];
 	return port;
+}
+
+/* Router-to-router hops from cur to dst through inter (DF_NO_GROUP:
+ * minimal) and the first global hop on the way (*grouter, *gport), if
+ * any (*grouter = UINT32_MAX otherwise). */
+static inline uint32_t df_path_len(const struct df_tables *t, uint32_t cur,
+				   uint32_t dst, uint32_t inter,
+				   uint32_t *grouter, uint32_t *gport)
+{
+	uint8_t phase = inter == DF_NO_GROUP ? DF_PH_TO_DEST : DF_PH_TO_INTER;
+	uint32_t n = 0;
+
+	*grouter = UINT32_MAX;
+	while (n < 16) {
+		uint8_t vc;
+		uint32_t port = df_next_hop(t, cur, dst, 0, inter, &phase, &vc);
+
+		if (port < t->p)
+			break; /* ejection */
+		if (*grouter == UINT32_MAX &&
+		    t->port_class[port] == DF_LINK_GLOBAL) {
+			*grouter = cur;
+			*gport = port;
+		}
+		cur = t->peer_router[cur * t->nports + port];
+		n++;
+	}
+	return n;
 }
 
 int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,

@@ -19,21 +19,22 @@
 typedef void (*path_fn)(void *arg, const uint32_t *routers,
 			const uint8_t *ports, const uint8_t *vcs, int n);
 
-/* Every path of the algorithm: MIN src->dst; VAL src->Gi->dst for all Gi
- * (Gi may be the source or destination group, [DF] §4.1 steps). */
+/* Every path of the algorithm: MIN src->dst; VAL and the UGAL family
+ * src->Gi->dst for all Gi (Gi may be the source or destination group,
+ * which is the minimal path, [DF] §4.1 steps). */
 static int for_each_path(const struct df_tables *tb, enum df_algorithm alg,
 			 path_fn fn, void *arg, struct df_vcplan_info *info,
 			 char *err, size_t errlen)
 {
 	uint32_t routers[MAX_HOPS];
 	uint8_t ports[MAX_HOPS], vcs[MAX_HOPS];
-	uint32_t ninter = alg == DF_ALG_VAL ? tb->g : 1;
+	uint32_t ninter = df_alg_nonminimal(alg) ? tb->g : 1;
 
 	for (uint32_t s = 0; s < tb->nrouters; s++)
 		for (uint32_t gi = 0; gi < ninter; gi++)
 			for (uint32_t d = 0; d < tb->nrouters; d++) {
 				uint32_t inter =
-					alg == DF_ALG_VAL ? gi : DF_NO_GROUP;
+					df_alg_nonminimal(alg) ? gi : DF_NO_GROUP;
 				int n = df_path(tb, s, d, inter, routers, ports,
 						vcs, MAX_HOPS);
 				uint32_t ng = 0;

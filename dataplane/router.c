@@ -44,9 +44,7 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		q->tail++;
 		qmask_set(r, k * DF_MAX_VC + pk->vc);
 		pk->out_port = DF_PORT_NONE;
-		if (p->cls == DF_LINK_TERMINAL)
-			lc->run->eng->inject(r, pk);
-		else
+		if (p->cls != DF_LINK_TERMINAL)
 			pk->hops++;
 		n++;
 	}
@@ -62,9 +60,17 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	struct dp_pkt *pk = dp_pkt(m);
 	uint64_t ready, finish;
 
-	if (pk->out_port == DF_PORT_NONE)
+	if (pk->out_port == DF_PORT_NONE) {
+		/* The source router decides once per packet, when the packet
+		 * is at the head of its injection queue: the occupancy it
+		 * reads is the current one ([DF] §4.2; NOTES pitfall 13). */
+		if (ip->cls == DF_LINK_TERMINAL)
+			r->lc->run->eng->inject(r, pk);
 		r->lc->run->eng->route(r, pk);
+	}
 	op = &r->port[pk->out_port];
+	/* the serializer must be free (DESIGN.md §2 step 4) and the
+	 * downstream VC must have room for the whole packet (VCT) */
 	if (op->out->busy_until > now || op->credits[pk->out_vc] < pk->flits)
 		return 0;
 	/* The packet could not leave before it arrived, before the packet

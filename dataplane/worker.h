@@ -23,6 +23,8 @@ struct dp_run {
 	struct rte_mempool *pool;
 	const struct df_tables *tb;
 	const struct dp_routing_engine *eng;
+	struct dp_router *const *routers; /* all, by id (UGAL-G reads them) */
+	uint32_t ugal_bias;
 	/* traffic */
 	enum df_pattern pattern;
 	enum df_process process;

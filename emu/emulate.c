@@ -356,6 +356,7 @@ static void init_run(struct emu *e)
 
 	run->tb = &e->pl->tb;
 	run->eng = dp_routing_engine(c->algorithm);
+	run->ugal_bias = c->ugal_bias;
 	run->pattern = c->pattern;
 	run->process = c->process;
 	run->shift = c->shift;
@@ -493,6 +494,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		sum_stats(e, &s);
 		if (now >= run->m0 && now < run->m1)
 			phase = "measure";
+		else if (now >= run->m1 && run->gen_on)
+			phase = "finish"; /* measured packets still out */
 		if (run->gen_on && now >= run->m1 &&
 		    s.gen_measured == s.del_measured + s.drops_measured) {
 			run->gen_on = 0;
@@ -721,6 +724,7 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 		goto out;
 	}
 	assign(&e);
+	e.run.routers = e.routers;
 	run_phases(&e, opt, rep);
 	fill_report(&e, rep);
 	rc = 0;

@@ -119,6 +119,40 @@ static void conservation(void)
 					CHECK(r.nonminimal == 0,
 					      "%s: MIN is all minimal", name);
 			}
+	/* the UGAL family: uniform and adversarial, conservation only */
+	static const char *const ugal[] = {"ugal-l", "ugal-g", "ugal-l-vc",
+					   "ugal-l-vch"};
+	for (int a = 0; a < 4; a++)
+		for (int adv = 0; adv < 2; adv++) {
+			char alg[64];
+			snprintf(alg, sizeof(alg), "routing.algorithm=%s",
+				 ugal[a]);
+			const char *sets[] = {
+				alg,
+				adv ? "traffic.pattern=adversarial"
+				    : "traffic.pattern=uniform",
+				"traffic.load=0.6",
+				/* past saturation: short source queues, or
+				 * starved terminals (UGAL-L under WC, [DF]
+				 * §4.3) hold measured packets for seconds */
+				"traffic.source_queue=64",
+				"traffic.warmup_ms=20",
+				"traffic.measure_ms=100",
+				"links.terminal_bandwidth_gbps=0.1",
+				"links.local_bandwidth_gbps=0.1",
+				"links.global_bandwidth_gbps=0.1"};
+			snprintf(name, sizeof(name), "reference %s %s", ugal[a],
+				 adv ? "adversarial" : "uniform");
+			if (run("configs/reference.ini", sets, 9, 1, &r)) {
+				CHECK(0, "%s: ran", name);
+				continue;
+			}
+			check_accounting(name, &r);
+			if (adv)
+				CHECK(r.nonminimal > 0,
+				      "%s: some packets routed non-minimally",
+				      name);
+		}
 	/* g-1 not dividing a*h (1 or 2 links per pair), and g*a*h odd (one
 	 * global port unused) */
 	static const char *const shapes[][2] = {

@@ -23,8 +23,18 @@ struct dp_routing_engine {
 
 extern const struct dp_routing_engine dp_min_engine;
 extern const struct dp_routing_engine dp_val_engine;
+extern const struct dp_routing_engine dp_ugal_l_engine;
+extern const struct dp_routing_engine dp_ugal_g_engine;
+extern const struct dp_routing_engine dp_ugal_l_vc_engine;
+extern const struct dp_routing_engine dp_ugal_l_vch_engine;
 
 const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg);
+
+/* The UGAL decision at router r for intermediate candidate gi (ugal.c);
+ * the engines draw gi at random, tests pass it. mode: enum dp_ugal_mode. */
+#include "ugal_rule.h"
+void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
+		    enum dp_ugal_mode mode);
 
 /* Table routing shared by MIN and VAL (df_next_hop). */
 void dp_table_route(struct dp_router *r, struct dp_pkt *pk);

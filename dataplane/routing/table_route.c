@@ -21,6 +21,14 @@ const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg)
 		return &dp_min_engine;
 	case DF_ALG_VAL:
 		return &dp_val_engine;
+	case DF_ALG_UGAL_L:
+		return &dp_ugal_l_engine;
+	case DF_ALG_UGAL_G:
+		return &dp_ugal_g_engine;
+	case DF_ALG_UGAL_L_VC:
+		return &dp_ugal_l_vc_engine;
+	case DF_ALG_UGAL_L_VCH:
+		return &dp_ugal_l_vch_engine;
 	default:
 		return NULL;
 	}

@@ -16,7 +16,7 @@ static void val_inject(struct dp_router *r, struct dp_pkt *pk)
 	uint32_t gi = dp_rand_below(r->lc, tb->g);
 	uint32_t dg = pk->dst_router / tb->a;
 
-	if (gi == r->group || gi == dg) {
+	if (gi == r->group || gi == dg || r->id == pk->dst_router) {
 		pk->inter = DF_NO_GROUP;
 		pk->phase = DF_PH_TO_DEST;
 		r->decisions_min++;

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The UGAL family ([DF] §4.2-4.3.1). At the source router only, once per
+ * packet, when it reaches the head of its injection queue: draw one random
+ * intermediate group Gi, estimate the delay of the minimal path and of the
+ * Valiant path through Gi as queue length x hop count, and take the
+ * smaller (NOTES-dragonfly-ofar.md §2.4, pitfalls 1-5). Queue lengths are
+ * downstream buffer occupancy as seen through credits (pitfall 5). The
+ * variants differ only in which queues they read; routing after the
+ * decision is the table routing of MIN/VAL.
+ */
+#include "routing.h"
+#include "router.h"
+#include "ugal_rule.h"
+#include "worker.h"
+
+/* Flits in use in the downstream buffers of output port p (one VC, or
+ * all VCs when vc < 0), as the credits say. */
+static uint64_t occupancy(const struct dp_port *p, int vc)
+{
+	uint64_t q = 0;
+
+	if (vc >= 0)
+		return p->credit_full[vc] - p->credits[vc];
+	for (uint32_t v = 0; v < p->nvc; v++)
+		q += p->credit_full[v] - p->credits[v];
+	return q;
+}
+
+/* UGAL-G: occupancy of the global channel a path takes out of the source
+ * group, on whichever router of the group holds it (DESIGN.md §4: routers
+ * publish their credit state; reads are relaxed). */
+static uint64_t global_occupancy(const struct dp_router *r, uint32_t grouter,
+				 uint32_t gport)
+{
+	const struct dp_router *x = r->lc->run->routers[grouter];
+
+	return occupancy(&x->port[gport], -1);
+}
+
+void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
+		    enum dp_ugal_mode mode)
+{
+	const struct dp_run *run = r->lc->run;
+	const struct df_tables *tb = run->tb;
+	uint32_t dst = pk->dst_router, dg = dst / tb->a, dport = 0;
+	uint8_t ph_m = DF_PH_TO_DEST, ph_nm = DF_PH_TO_INTER, vc_m, vc_nm;
+	uint32_t out_m, out_nm, h_m, h_nm, gr_m, gp_m = 0, gr_nm, gp_nm = 0;
+	uint64_t port_m, port_nm, q_m, q_nm;
+
+	pk->inter = DF_NO_GROUP;
+	pk->phase = DF_PH_TO_DEST;
+	if (gi == r->group || gi == dg || r->id == dst) {
+		/* the Valiant candidate is the minimal path itself */
+		r->decisions_min++;
+		return;
+	}
+	out_m = df_next_hop(tb, r->id, dst, dport, DF_NO_GROUP, &ph_m, &vc_m);
+	out_nm = df_next_hop(tb, r->id, dst, dport, gi, &ph_nm, &vc_nm);
+	h_m = df_path_len(tb, r->id, dst, DF_NO_GROUP, &gr_m, &gp_m);
+	h_nm = df_path_len(tb, r->id, dst, gi, &gr_nm, &gp_nm);
+	if (mode == DP_UGAL_GLOBAL) {
+		/* no global hop on the minimal path: intra-group traffic */
+		port_m = gr_m == UINT32_MAX ? 0
+					    : global_occupancy(r, gr_m, gp_m);
+		port_nm = global_occupancy(r, gr_nm, gp_nm);
+	} else {
+		port_m = occupancy(&r->port[out_m], -1);
+		port_nm = occupancy(&r->port[out_nm], -1);
+	}
+	dp_ugal_queues(mode, out_m == out_nm, port_m, port_nm,
+		       occupancy(&r->port[out_m], vc_m),
+		       occupancy(&r->port[out_nm], vc_nm), &q_m, &q_nm);
+	if (dp_ugal_minimal(q_m, h_m, q_nm, h_nm, run->ugal_bias)) {
+		r->decisions_min++;
+		return;
+	}
+	pk->inter = (uint16_t)gi;
+	pk->phase = DF_PH_TO_INTER;
+	pk->flags |= DP_PKT_NONMIN;
+	r->decisions_nonmin++;
+}
+
+#define UGAL_ENGINE(var, nm, mode)                                             \
+	static void var##_inject(struct dp_router *r, struct dp_pkt *pk)       \
+	{                                                                      \
+		dp_ugal_decide(r, pk, dp_rand_below(r->lc, r->lc->run->tb->g), \
+			       mode);                                          \
+	}                                                                      \
+	const struct dp_routing_engine var = {                                 \
+		.name = nm,                                                    \
+		.inject = var##_inject,                                        \
+		.route = dp_table_route,                                       \
+	}
+
+UGAL_ENGINE(dp_ugal_l_engine, "ugal-l", DP_UGAL_PORT);
+UGAL_ENGINE(dp_ugal_g_engine, "ugal-g", DP_UGAL_GLOBAL);
+UGAL_ENGINE(dp_ugal_l_vc_engine, "ugal-l-vc", DP_UGAL_VC);
+UGAL_ENGINE(dp_ugal_l_vch_engine, "ugal-l-vch", DP_UGAL_VCH);

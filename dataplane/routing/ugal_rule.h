@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DP_UGAL_RULE_H
+#define DP_UGAL_RULE_H
+
+/*
+ * The UGAL decision rule of [DF] §4.2 (footnote 8, with the inequality the
+ * right way round: NOTES-dragonfly-ofar.md pitfall 1) and the choice of
+ * queues of §4.2-4.3.1, as pure functions so they can be tested alone.
+ */
+#include <stdint.h>
+
+enum dp_ugal_mode {
+	DP_UGAL_PORT,	/* UGAL-L: the output ports' queues */
+	DP_UGAL_GLOBAL, /* UGAL-G: the group's global channels' queues */
+	DP_UGAL_VC,	/* UGAL-L_VC: the output VCs' queues */
+	DP_UGAL_VCH,	/* UGAL-L_VCH: ports if different, else VCs */
+};
+
+/* Minimal iff q_m * H_m <= q_nm * H_nm + bias: ties go minimal. */
+static inline int dp_ugal_minimal(uint64_t q_m, uint32_t h_m, uint64_t q_nm,
+				  uint32_t h_nm, uint32_t bias)
+{
+	return q_m * h_m <= q_nm * h_nm + bias;
+}
+
+/*
+ * The two queue lengths to compare. [DF] §4.3.1: UGAL-L_VCH uses the
+ * whole port's queue when Out_m != Out_nm and the VC queues when the two
+ * candidates leave through the same port. (UGAL-G's global queues come in
+ * as the "port" values.)
+ */
+static inline void dp_ugal_queues(enum dp_ugal_mode mode, int same_port,
+				  uint64_t port_m, uint64_t port_nm,
+				  uint64_t vc_m, uint64_t vc_nm, uint64_t *q_m,
+				  uint64_t *q_nm)
+{
+	int use_vc = mode == DP_UGAL_VC || (mode == DP_UGAL_VCH && same_port);
+
+	*q_m = use_vc ? vc_m : port_m;
+	*q_nm = use_vc ? vc_nm : port_nm;
+}
+
+#endif

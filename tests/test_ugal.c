@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The UGAL decision on crafted occupancy states ([DF] §4.2-4.3.1), no EAL:
+ * the rule itself (ties minimal, bias), the queue choice of each variant
+ * (the VCH port/VC switch), and dp_ugal_decide() on a router whose credit
+ * counters are set by hand.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "config.h"
+#include "routing.h"
+#include "router.h"
+#include "tables.h"
+#include "vcplan.h"
+#include "wiring.h"
+#include "worker.h"
+
+static void test_rule(void)
+{
+	CHECK(dp_ugal_minimal(10, 3, 6, 5, 0), "30 <= 30: a tie goes minimal");
+	CHECK(!dp_ugal_minimal(11, 3, 6, 5, 0), "33 > 30: non-minimal");
+	CHECK(dp_ugal_minimal(11, 3, 6, 5, 3), "33 <= 30 + bias 3: minimal");
+	CHECK(dp_ugal_minimal(0, 3, 0, 5, 0), "empty queues: minimal");
+	CHECK(dp_ugal_minimal(100, 0, 0, 5, 0),
+	      "zero hops (same router): minimal");
+}
+
+static void test_queues(void)
+{
+	uint64_t qm, qnm;
+
+	dp_ugal_queues(DP_UGAL_PORT, 1, 40, 50, 7, 9, &qm, &qnm);
+	CHECK(qm == 40 && qnm == 50, "UGAL-L: port queues even on one port");
+	dp_ugal_queues(DP_UGAL_VC, 0, 40, 50, 7, 9, &qm, &qnm);
+	CHECK(qm == 7 && qnm == 9, "UGAL-L_VC: VC queues even on two ports");
+	dp_ugal_queues(DP_UGAL_VCH, 0, 40, 50, 7, 9, &qm, &qnm);
+	CHECK(qm == 40 && qnm == 50,
+	      "UGAL-L_VCH, different ports: port queues");
+	dp_ugal_queues(DP_UGAL_VCH, 1, 40, 40, 7, 9, &qm, &qnm);
+	CHECK(qm == 7 && qnm == 9, "UGAL-L_VCH, same port: VC queues");
+	dp_ugal_queues(DP_UGAL_GLOBAL, 1, 40, 50, 7, 9, &qm, &qnm);
+	CHECK(qm == 40 && qnm == 50, "UGAL-G: the global queues it is given");
+}
+
+/* A router of the reference dragonfly with every port's credits full. */
+struct rig {
+	struct df_config cfg;
+	struct df_topo topo;
+	struct df_tables tb;
+	struct dp_run run;
+	struct dp_lcore *lc;
+	struct dp_router **routers;
+};
+
+static int rig_init(struct rig *g)
+{
+	char err[512];
+
+	df_config_defaults(&g->cfg);
+	g->cfg.g = 9;
+	g->cfg.algorithm = DF_ALG_UGAL_L_VCH;
+	if (df_topo_build(&g->topo, &g->cfg, err, sizeof(err)) ||
+	    df_tables_build(&g->tb, &g->topo, err, sizeof(err)) ||
+	    df_vcplan_build(&g->tb, &g->cfg, NULL, err, sizeof(err))) {
+		CHECK(0, "rig: %s", err);
+		return -1;
+	}
+	memset(&g->run, 0, sizeof(g->run));
+	g->run.tb = &g->tb;
+	g->lc = aligned_alloc(64, sizeof(*g->lc));
+	memset(g->lc, 0, sizeof(*g->lc));
+	g->lc->run = &g->run;
+	g->routers = calloc(g->topo.nrouters, sizeof(*g->routers));
+	for (uint32_t r = 0; r < g->topo.nrouters; r++) {
+		size_t sz = sizeof(struct dp_router) +
+			    g->topo.nports * sizeof(struct dp_port);
+		struct dp_router *ro = aligned_alloc(64, (sz + 63) & ~63UL);
+		memset(ro, 0, sz);
+		ro->id = r;
+		ro->group = r / g->topo.a;
+		ro->nports = g->topo.nports;
+		ro->lc = g->lc;
+		for (uint32_t k = 0; k < g->topo.nports; k++) {
+			struct dp_port *p = &ro->port[k];
+			p->cls = g->tb.port_class[k];
+			p->nvc = g->tb.nvcs[p->cls];
+			for (uint32_t v = 0; v < p->nvc; v++)
+				p->credits[v] = p->credit_full[v] = 64;
+		}
+		g->routers[r] = ro;
+	}
+	g->run.routers = g->routers;
+	return 0;
+}
+
+static void rig_free(struct rig *g)
+{
+	for (uint32_t r = 0; r < g->topo.nrouters; r++)
+		free(g->routers[r]);
+	free(g->routers);
+	free(g->lc);
+	df_tables_free(&g->tb);
+	df_topo_free(&g->topo);
+}
+
+static int decide(struct rig *g, uint32_t r, uint32_t dst, uint32_t gi,
+		  enum dp_ugal_mode mode)
+{
+	struct dp_pkt pk;
+
+	memset(&pk, 0, sizeof(pk));
+	pk.dst_router = dst;
+	dp_ugal_decide(g->routers[r], &pk, gi, mode);
+	return pk.inter == DF_NO_GROUP; /* 1 = minimal */
+}
+
+static void test_decide(void)
+{
+	struct rig g;
+	uint32_t r = 0, dst = 3 * 4 + 2; /* router 0 (group 0) to group 3 */
+	uint32_t gi, out_m, out_nm, gr, gp;
+	uint8_t ph, vc_m, vc_nm;
+
+	if (rig_init(&g))
+		return;
+	/* a Valiant group whose first hop differs from the minimal one */
+	for (gi = 1; gi < 9; gi++) {
+		if (gi == 3)
+			continue;
+		ph = DF_PH_TO_DEST;
+		out_m = df_next_hop(&g.tb, r, dst, 0, DF_NO_GROUP, &ph, &vc_m);
+		ph = DF_PH_TO_INTER;
+		out_nm = df_next_hop(&g.tb, r, dst, 0, gi, &ph, &vc_nm);
+		if (out_m != out_nm)
+			break;
+	}
+	struct dp_port *pm = &g.routers[r]->port[out_m];
+	struct dp_port *pn = &g.routers[r]->port[out_nm];
+	CHECK(decide(&g, r, dst, gi, DP_UGAL_PORT),
+	      "UGAL-L, empty network: minimal");
+	pm->credits[vc_m] -= 40; /* 40 flits in use on the minimal port */
+	CHECK(!decide(&g, r, dst, gi, DP_UGAL_PORT),
+	      "UGAL-L, minimal port loaded: non-minimal via group %u", gi);
+	g.run.ugal_bias = 1000;
+	CHECK(decide(&g, r, dst, gi, DP_UGAL_PORT),
+	      "UGAL-L with a large bias: minimal again");
+	g.run.ugal_bias = 0;
+	pn->credits[vc_nm] -= 40;
+	uint32_t hm = df_path_len(&g.tb, r, dst, DF_NO_GROUP, &gr, &gp);
+	uint32_t hn = df_path_len(&g.tb, r, dst, gi, &gr, &gp);
+	CHECK(decide(&g, r, dst, gi, DP_UGAL_PORT) == (40 * hm <= 40 * hn),
+	      "UGAL-L, equal queues: hop counts decide (H_m %u, H_nm %u)", hm,
+	      hn);
+	pm->credits[vc_m] += 40; /* back to an empty network */
+	pn->credits[vc_nm] += 40;
+	CHECK(decide(&g, r, dst, gi, DP_UGAL_GLOBAL) &&
+		      g.routers[r]->decisions_min > 0,
+	      "UGAL-G ignores local queues: global channels empty, minimal");
+	/* load the minimal global channel, wherever it is in group 0 */
+	df_path_len(&g.tb, r, dst, DF_NO_GROUP, &gr, &gp);
+	g.routers[gr]->port[gp].credits[0] -= 60;
+	CHECK(!decide(&g, r, dst, gi, DP_UGAL_GLOBAL),
+	      "UGAL-G, minimal global channel (router %u port %u) loaded: "
+	      "non-minimal",
+	      gr, gp);
+	CHECK(decide(&g, r, dst, 3, DP_UGAL_PORT) &&
+		      decide(&g, r, dst, 0, DP_UGAL_PORT),
+	      "Valiant group = source or destination group: minimal");
+	rig_free(&g);
+
+	/* VCH: both candidates on one port, VC queues decide */
+	if (rig_init(&g))
+		return;
+	int found = 0;
+	for (uint32_t d = 4; d < g.topo.nrouters && !found; d++)
+		for (uint32_t x = 1; x < 9; x++) {
+			if (x == d / 4)
+				continue;
+			ph = DF_PH_TO_DEST;
+			out_m = df_next_hop(&g.tb, r, d, 0, DF_NO_GROUP, &ph,
+					    &vc_m);
+			ph = DF_PH_TO_INTER;
+			out_nm = df_next_hop(&g.tb, r, d, 0, x, &ph, &vc_nm);
+			if (out_m == out_nm && vc_m != vc_nm) {
+				found = 1;
+				dst = d;
+				gi = x;
+				break;
+			}
+		}
+	CHECK(found, "a destination whose candidates share a port, other VC");
+	if (found) {
+		struct dp_port *p = &g.routers[r]->port[out_m];
+		p->credits[vc_nm] -= 50; /* non-minimal VC loaded */
+		CHECK(decide(&g, r, dst, gi, DP_UGAL_VCH),
+		      "VCH, same port, non-minimal VC loaded: minimal");
+		CHECK(decide(&g, r, dst, gi, DP_UGAL_PORT),
+		      "UGAL-L sees one port: equal queues, minimal");
+		p->credits[vc_nm] += 50;
+		p->credits[vc_m] -= 50; /* minimal VC loaded */
+		CHECK(!decide(&g, r, dst, gi, DP_UGAL_VCH),
+		      "VCH, same port, minimal VC loaded: non-minimal");
+		CHECK(decide(&g, r, dst, gi, DP_UGAL_PORT),
+		      "plain UGAL-L cannot tell (same port queue): minimal "
+		      "([DF] §4.3.1 Problem I)");
+	}
+	rig_free(&g);
+}
+
+int main(void)
+{
+	test_rule();
+	test_queues();
+	test_decide();
+	return check_done();
+}
