@@ -88,61 +88,29 @@ static int ring_chain(double seconds, double *rate)
 
 static void usage(const char *p)
 {
-	printf("Usage: %s hops [--algorithm min|val] [--seconds S]\n"
+	printf("Usage: %s hops [--algorithm NAME|all] [--seconds S]\n"
 	       "  Router-hop rate of the 36-router reference dragonfly on one "
 	       "worker core\n  (64-byte packets, zero latency, unlimited "
 	       "bandwidth, saturated terminals),\n  and a bare rte_ring chain "
-	       "for comparison.\n",
+	       "for comparison. 'all' runs every algorithm in\n  one process "
+	       "and gives each one's cycles per hop relative to MIN.\n",
 	       p);
 }
 
-int main(int argc, char **argv)
+struct hop_rate {
+	double hops, cph;
+	int ok;
+};
+
+/* One saturated emulation of the reference with zero-latency links. */
+static int measure(const char *alg, double seconds, double hz,
+		   struct hop_rate *hr)
 {
-	static const struct option opts[] = {
-		{"algorithm", required_argument, NULL, 'a'},
-		{"seconds", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
-	const char *alg = "min";
-	double seconds = 2, ring_rate;
-	char prefix[64], alg_set[64], ms[64], err[1024];
+	char alg_set[64], ms[64], err[1024];
 	struct df_config cfg;
 	struct df_plan pl;
 	struct df_report rep;
-	struct df_emu_opts eo = {.quiet = 1, .status = stderr};
-	int huge, c;
-
-	if (argc < 2 || strcmp(argv[1], "hops")) {
-		usage(argv[0]);
-		return argc < 2 ? 2 : (strcmp(argv[1], "--help") ? 2 : 0);
-	}
-	while ((c = getopt_long(argc - 1, argv + 1, "a:s:h", opts, NULL)) !=
-	       -1) {
-		if (c == 'a')
-			alg = optarg;
-		else if (c == 's')
-			seconds = atof(optarg);
-		else {
-			usage(argv[0]);
-			return c == 'h' ? 0 : 2;
-		}
-	}
-	huge = df_hugepages_free() >= (256ULL << 20);
-	snprintf(prefix, sizeof(prefix), "--file-prefix=dfbench-%d",
-		 (int)getpid());
-	char *eal_huge[] = {argv[0],	"-l0-1",
-			    "--no-pci", "--log-level=warning",
-			    prefix,	"--in-memory"};
-	char *eal_nohuge[] = {
-		argv[0],     "-l0-1", "--no-pci", "--log-level=warning", prefix,
-		"--no-huge", "-m",    "1024",	  "--no-shconf"};
-	if ((huge ? rte_eal_init(6, eal_huge) : rte_eal_init(9, eal_nohuge)) <
-	    0) {
-		fprintf(stderr, "dfemu-bench: EAL init failed\n");
-		return 3;
-	}
-	snprintf(alg_set, sizeof(alg_set), "routing.algorithm=%s", alg);
-	snprintf(ms, sizeof(ms), "traffic.measure_ms=%.0f", seconds * 1000);
+	struct df_emu_opts eo = {.quiet = 1, .status = stderr, .tsc_hz = hz};
 	const char *sets[] = {alg_set,
 			      ms,
 			      "traffic.warmup_ms=100",
@@ -160,6 +128,9 @@ int main(int argc, char **argv)
 			      "links.global_buffer_flits=8",
 			      "run.workers=1",
 			      "run.idle_backoff=off"};
+
+	snprintf(alg_set, sizeof(alg_set), "routing.algorithm=%s", alg);
+	snprintf(ms, sizeof(ms), "traffic.measure_ms=%.0f", seconds * 1000);
 	df_config_defaults(&cfg);
 	if (df_config_load(&cfg, "configs/reference.ini", sets,
 			   sizeof(sets) / sizeof(sets[0]), err, sizeof(err)) ||
@@ -168,35 +139,110 @@ int main(int argc, char **argv)
 			"dfemu-bench: %s (run from the repository "
 			"root)\n",
 			err);
-		return 2;
+		return -1;
 	}
-	eo.tsc_hz = df_tsc_calibrate(100);
 	if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
 		fprintf(stderr, "dfemu-bench: %s\n", err);
+		df_plan_free(&pl);
+		return -1;
+	}
+	hr->hops = rep.router_hops / rep.wall_s;
+	hr->cph = hz / hr->hops;
+	hr->ok = rep.credits_conserved && rep.exactly_once;
+	df_plan_free(&pl);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"algorithm", required_argument, NULL, 'a'},
+		{"seconds", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *alg = "min";
+	double seconds = 2, ring_rate, hz;
+	char prefix[64];
+	struct hop_rate hr, min_hr = {0};
+	int huge, c, all;
+
+	if (argc < 2 || strcmp(argv[1], "hops")) {
+		usage(argv[0]);
+		return argc < 2 ? 2 : (strcmp(argv[1], "--help") ? 2 : 0);
+	}
+	while ((c = getopt_long(argc - 1, argv + 1, "a:s:h", opts, NULL)) !=
+	       -1) {
+		if (c == 'a')
+			alg = optarg;
+		else if (c == 's')
+			seconds = atof(optarg);
+		else {
+			usage(argv[0]);
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	all = !strcmp(alg, "all");
+	int known = all;
+	for (int a = 0; a < DF_ALG_COUNT; a++)
+		known |= !strcmp(alg, df_algorithm_name(a));
+	if (!known) {
+		fprintf(stderr,
+			"dfemu-bench: unknown --algorithm '%s'; allowed: "
+			"all",
+			alg);
+		for (int a = 0; a < DF_ALG_COUNT; a++)
+			fprintf(stderr, " | %s", df_algorithm_name(a));
+		fprintf(stderr, "\n");
+		return 2;
+	}
+	huge = df_hugepages_free() >= (256ULL << 20);
+	snprintf(prefix, sizeof(prefix), "--file-prefix=dfbench-%d",
+		 (int)getpid());
+	char *eal_huge[] = {argv[0],	"-l0-1",
+			    "--no-pci", "--log-level=warning",
+			    prefix,	"--in-memory"};
+	char *eal_nohuge[] = {
+		argv[0],     "-l0-1", "--no-pci", "--log-level=warning", prefix,
+		"--no-huge", "-m",    "1024",	  "--no-shconf"};
+	if ((huge ? rte_eal_init(6, eal_huge) : rte_eal_init(9, eal_nohuge)) <
+	    0) {
+		fprintf(stderr, "dfemu-bench: EAL init failed\n");
 		return 3;
 	}
-	double hops = rep.router_hops / rep.wall_s;
-	double cph = eo.tsc_hz / hops;
+	hz = df_tsc_calibrate(100);
+	printf("memory: %s; 36 routers on one worker core\n",
+	       huge ? "hugepages" : "--no-huge");
+	printf("%-12s %14s %12s %10s %s\n", "algorithm", "router hops/s",
+	       "cycles/hop", "vs MIN", "accounting");
+	for (int a = 0; a < DF_ALG_COUNT; a++) {
+		const char *name = df_algorithm_name(a);
+		if (!all && strcmp(name, alg) && a != DF_ALG_MIN)
+			continue;
+		/* a single algorithm other than MIN: MIN is measured too,
+		 * in this same process, for the ratio */
+		if (measure(name, seconds, hz, &hr)) {
+			df_eal_cleanup();
+			return 3;
+		}
+		if (a == DF_ALG_MIN)
+			min_hr = hr;
+		printf("%-12s %12.2f M %12.1f %9.2fx %s\n", name, hr.hops / 1e6,
+		       hr.cph, hr.cph / min_hr.cph,
+		       hr.ok ? "ok" : "CREDITS LOST OR PACKETS MISSING");
+	}
+	/* the last line is for the requested algorithm (measured last), or
+	 * for MIN with "all" */
+	if (all || !strcmp(alg, "min"))
+		hr = min_hr;
 	if (ring_chain(seconds, &ring_rate)) {
 		fprintf(stderr, "dfemu-bench: ring chain set-up failed\n");
 		return 3;
 	}
-	printf("memory:            %s\n", huge ? "hugepages" : "--no-huge");
-	printf("algorithm:         %s, 36 routers on one worker core\n", alg);
-	printf("router hops/s:     %.2f M (%.1f cycles, %.1f ns per hop)\n",
-	       hops / 1e6, cph, 1e9 / hops);
-	printf("ring chain hops/s: %.2f M (%d rings, burst %d)\n",
-	       ring_rate / 1e6, CHAIN, BURST);
-	printf("ratio:             router hop = %.1f ring hops\n",
-	       ring_rate / hops);
-	printf("accounting:        delivered %llu, credits %s, exactly once "
-	       "%s\n",
-	       (unsigned long long)rep.delivered,
-	       rep.credits_conserved ? "conserved" : "LOST",
-	       rep.exactly_once ? "yes" : "NO");
+	printf("ring chain: %.2f M hops/s (%d rings, burst %d); a router hop "
+	       "costs %.1f ring hops\n",
+	       ring_rate / 1e6, CHAIN, BURST, ring_rate / hr.hops);
 	printf("hops_per_sec=%.0f cycles_per_hop=%.1f ring_hops_per_sec=%.0f\n",
-	       hops, cph, ring_rate);
-	df_plan_free(&pl);
+	       hr.hops, hr.cph, ring_rate);
 	df_eal_cleanup();
 	return 0;
 }
