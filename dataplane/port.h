@@ -31,6 +31,7 @@ struct dp_port {
 	uint32_t credits[DF_MAX_VC];	 /* free flits downstream, per VC */
 	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
 	uint64_t credit_t[DF_MAX_VC];	 /* due time of the last credit */
+	uint32_t waiting[DF_MAX_VC]; /* flits routed to this output, waiting */
 	struct dp_vcq q[DF_MAX_VC];
 	uint16_t rx_n, rx_i, cr_n, cr_i;
 	struct rte_mbuf *rx[DP_STAGE];

@@ -44,8 +44,15 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		q->tail++;
 		qmask_set(r, k * DF_MAX_VC + pk->vc);
 		pk->out_port = DF_PORT_NONE;
-		if (p->cls != DF_LINK_TERMINAL)
+		if (p->cls != DF_LINK_TERMINAL) {
+			/* In transit the route does not depend on time: take
+			 * it now, so the output's queue counts this packet
+			 * while it waits ([DF] §3: q = queue depth of an
+			 * output port). */
 			pk->hops++;
+			lc->run->eng->route(r, pk);
+			r->port[pk->out_port].waiting[pk->out_vc] += pk->flits;
+		}
 		n++;
 	}
 	return n;
@@ -64,9 +71,9 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		/* The source router decides once per packet, when the packet
 		 * is at the head of its injection queue: the occupancy it
 		 * reads is the current one ([DF] §4.2; NOTES pitfall 13). */
-		if (ip->cls == DF_LINK_TERMINAL)
-			r->lc->run->eng->inject(r, pk);
+		r->lc->run->eng->inject(r, pk);
 		r->lc->run->eng->route(r, pk);
+		r->port[pk->out_port].waiting[pk->out_vc] += pk->flits;
 	}
 	op = &r->port[pk->out_port];
 	/* the serializer must be free (DESIGN.md §2 step 4) and the
@@ -81,6 +88,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	if (op->credit_t[pk->out_vc] > ready)
 		ready = op->credit_t[pk->out_vc];
 	op->credits[pk->out_vc] -= pk->flits;
+	op->waiting[pk->out_vc] -= pk->flits;
 	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len);
 	finish = op->out->busy_until;
 	q->last_start = finish - dp_link_ser(op->out, m->pkt_len);

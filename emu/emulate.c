@@ -537,16 +537,19 @@ static void check_credits(const struct emu *e, struct df_report *rep)
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct dp_port *p = &e->routers[r]->port[k];
 			for (uint32_t v = 0; v < p->nvc; v++)
-				if (p->credits[v] != p->credit_full[v]) {
+				if (p->credits[v] != p->credit_full[v] ||
+				    p->waiting[v] != 0) {
 					rep->credits_conserved = 0;
 					snprintf(rep->credit_issue,
 						 sizeof(rep->credit_issue),
 						 "router %u port %u (%s) vc%u "
-						 "holds %u of %u credits",
+						 "holds %u of %u credits, %u "
+						 "flits still counted waiting",
 						 r, k,
 						 df_link_class_name(p->cls), v,
 						 p->credits[v],
-						 p->credit_full[v]);
+						 p->credit_full[v],
+						 p->waiting[v]);
 					break;
 				}
 		}

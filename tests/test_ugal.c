@@ -140,6 +140,11 @@ static void test_decide(void)
 	struct dp_port *pn = &g.routers[r]->port[out_nm];
 	CHECK(decide(&g, r, dst, gi, DP_UGAL_PORT),
 	      "UGAL-L, empty network: minimal");
+	pm->waiting[vc_m] = 40; /* routed here, waiting for the serializer */
+	CHECK(!decide(&g, r, dst, gi, DP_UGAL_PORT),
+	      "UGAL-L: packets waiting for the minimal output count as its "
+	      "queue, with every credit free: non-minimal");
+	pm->waiting[vc_m] = 0;
 	pm->credits[vc_m] -= 40; /* 40 flits in use on the minimal port */
 	CHECK(!decide(&g, r, dst, gi, DP_UGAL_PORT),
 	      "UGAL-L, minimal port loaded: non-minimal via group %u", gi);
