@@ -149,6 +149,7 @@ static int measure(const char *alg, double seconds, double hz,
 	hr->hops = rep.router_hops / rep.wall_s;
 	hr->cph = hz / hr->hops;
 	hr->ok = rep.credits_conserved && rep.exactly_once;
+	df_report_free(&rep);
 	df_plan_free(&pl);
 	return 0;
 }

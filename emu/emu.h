@@ -51,6 +51,10 @@ struct df_report {
 	uint64_t sweeps, idle_sleeps;
 	uint64_t link_tx_pkts[DF_LINK_NCLASS];
 	uint64_t router_hops; /* packets forwarded by routers (all ports) */
+	/* source-router path decisions, in total and per router */
+	uint64_t decisions_min, decisions_nonmin;
+	uint32_t nrouters;
+	uint64_t *router_min, *router_nonmin; /* [nrouters], malloc'd */
 };
 
 struct df_emu_opts {
@@ -62,6 +66,9 @@ struct df_emu_opts {
 /* Run the emulation on the EAL's worker lcores (EAL must be up). */
 int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	       struct df_report *rep, char *err, size_t errlen);
+
+/* Free what a report allocated. */
+void df_report_free(struct df_report *r);
 
 void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		     FILE *f);

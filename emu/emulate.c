@@ -638,8 +638,19 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->lateness_ok = rep->late_p99_ns <= c->lateness_tolerance_ns;
 	for (uint32_t i = 0; i < e->nlinks; i++)
 		rep->link_tx_pkts[e->links[i].cls] += e->links[i].tx_pkts;
-	for (uint32_t r = 0; r < e->pl->topo.nrouters; r++)
-		rep->router_hops += e->routers[r]->forwarded;
+	rep->nrouters = e->pl->topo.nrouters;
+	rep->router_min = calloc(rep->nrouters, sizeof(uint64_t));
+	rep->router_nonmin = calloc(rep->nrouters, sizeof(uint64_t));
+	for (uint32_t r = 0; r < e->pl->topo.nrouters; r++) {
+		const struct dp_router *ro = e->routers[r];
+		rep->router_hops += ro->forwarded;
+		rep->decisions_min += ro->decisions_min;
+		rep->decisions_nonmin += ro->decisions_nonmin;
+		if (rep->router_min && rep->router_nonmin) {
+			rep->router_min[r] = ro->decisions_min;
+			rep->router_nonmin[r] = ro->decisions_nonmin;
+		}
+	}
 	rep->fully_drained =
 		rep->in_flight == 0 && s.credits_out == s.credits_in;
 	free(lat);

@@ -184,7 +184,7 @@ int main(int argc, char **argv)
 	struct app_args a = {0};
 	struct df_config cfg;
 	struct df_plan pl;
-	struct df_report rep;
+	struct df_report rep = {0};
 	struct df_emu_opts eo = {0};
 	char err[2048], store[1024];
 	char *eal_argv[MAX_EAL_ARGS + 2];
@@ -301,6 +301,7 @@ int main(int argc, char **argv)
 			rc = 3;
 		}
 	}
+	df_report_free(&rep);
 	df_plan_free(&pl);
 	df_eal_cleanup();
 	free(app_argv);

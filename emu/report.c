@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The end-of-run report: an aligned table for people, JSON for scripts. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emu.h"
+
+void df_report_free(struct df_report *r)
+{
+	free(r->router_min);
+	free(r->router_nonmin);
+	r->router_min = r->router_nonmin = NULL;
+}
 
 static uint64_t total_drops(const struct df_report *r)
 {
@@ -65,9 +73,13 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		if (r->hops[h])
 			fprintf(f, " %d:%.1f%%", h,
 				100.0 * r->hops[h] / hops_total);
-	fprintf(f, "\n  %-22s minimal %llu, non-minimal %llu\n", "paths",
-		(unsigned long long)r->minimal,
-		(unsigned long long)r->nonminimal);
+	fprintf(f,
+		"\n  %-22s minimal %llu, non-minimal %llu (decisions at "
+		"source routers, all packets: %llu / %llu)\n",
+		"paths", (unsigned long long)r->minimal,
+		(unsigned long long)r->nonminimal,
+		(unsigned long long)r->decisions_min,
+		(unsigned long long)r->decisions_nonmin);
 	fprintf(f, "  %-22s p50 %llu  p99 %llu  max %llu%s\n", "lateness (ns)",
 		(unsigned long long)r->late_p50_ns,
 		(unsigned long long)r->late_p99_ns,
@@ -191,6 +203,16 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "  \"paths\": {\"minimal\": %llu, \"nonminimal\": %llu},\n",
 		(unsigned long long)r->minimal,
 		(unsigned long long)r->nonminimal);
+	fprintf(f,
+		"  \"decisions\": {\"minimal\": %llu, \"nonminimal\": %llu, "
+		"\"per_router\": [",
+		(unsigned long long)r->decisions_min,
+		(unsigned long long)r->decisions_nonmin);
+	for (uint32_t i = 0; r->router_min && i < r->nrouters; i++)
+		fprintf(f, "%s[%llu, %llu]", i ? ", " : "",
+			(unsigned long long)r->router_min[i],
+			(unsigned long long)r->router_nonmin[i]);
+	fprintf(f, "]},\n");
 	fprintf(f,
 		"  \"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, "
 		"\"max\": %llu, \"within_tolerance\": %s},\n",
