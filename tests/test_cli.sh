@@ -14,18 +14,7 @@ BAD=tests/data/bad/bad_enum.ini
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
-n=0
-failed=0
-
-ok() { # condition-status description
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. tests/tap.sh
 
 # run ARGS...: stdout in $TMP/out, stderr in $TMP/err, status in $rc
 run() {
@@ -166,5 +155,4 @@ run --config configs/small.ini $SHORT --eal -l 0 --no-pci --no-huge \
 expect_rc 3 "EAL with a single lcore"
 has "$TMP/err" "worker lcore" "single lcore: says a worker lcore is needed"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

@@ -7,17 +7,7 @@ DFEMU=${1:?usage: $0 PATH/TO/dfemu}
 cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-n=0
-failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+. tests/tap.sh
 
 tools/dfemu-sweep --dfemu "$DFEMU" --config configs/small.ini \
 	--algorithms min,val --patterns adversarial --loads 0.2,0.6 \
@@ -63,5 +53,4 @@ tools/dfemu-sweep --dfemu "$DFEMU" --loads 0.5:0.1:0.1 --out "$TMP/x" \
 	>/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "START:STOP:STEP" "$TMP/err"
 ok $? "bad --loads: exit 2, says what is allowed"
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

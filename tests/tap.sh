@@ -1,0 +1,20 @@
+# Sourced by the shell tests: TAP output counted by tests/run.sh.
+# ok STATUS DESCRIPTION: a test point that passes when STATUS is 0.
+# tap_done: the plan line, and the script's exit status.
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+tap_done() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+}
