@@ -31,8 +31,9 @@ struct key_def {
 };
 
 static const char *const arr_names[] = {"relative", "absolute", NULL};
-static const char *const alg_names[] = {
-	"min", "val", "ugal-l", "ugal-g", "ugal-l-vc", "ugal-l-vch", NULL};
+static const char *const alg_names[] = {"min",	     "val",	  "ugal-l",
+					"ugal-g",    "ugal-l-vc", "ugal-l-vch",
+					"ugal-l-cr", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 					NULL};
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",

@@ -25,6 +25,7 @@ enum df_algorithm {
 	DF_ALG_UGAL_G = 3,     /* [DF] §4.2, the group's global queues */
 	DF_ALG_UGAL_L_VC = 4,  /* [DF] §4.3.1, per-VC queues */
 	DF_ALG_UGAL_L_VCH = 5, /* [DF] §4.3.1, hybrid port/VC */
+	DF_ALG_UGAL_L_CR = 6,  /* [DF] §4.3.2, VCH + delayed credits */
 	DF_ALG_COUNT,
 };
 

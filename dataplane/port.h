@@ -33,6 +33,12 @@ struct dp_port {
 	uint64_t credit_t[DF_MAX_VC];	 /* due time of the last credit */
 	uint32_t waiting[DF_MAX_VC]; /* flits routed to this output, waiting */
 	struct dp_vcq q[DF_MAX_VC];
+	/* UGAL-L_CR ([DF] §4.3.2): credit timestamp queue per VC (send time
+	 * of each packet in flight on this output, popped by its credit),
+	 * latest credit round trip, smallest seen (zero load), t_d. */
+	uint64_t *ctq[DF_MAX_VC];
+	uint32_t ctq_head[DF_MAX_VC], ctq_tail[DF_MAX_VC], ctq_mask;
+	uint64_t t_crt, t_crt0, t_d;
 	uint16_t rx_n, rx_i, cr_n, cr_i;
 	struct rte_mbuf *rx[DP_STAGE];
 	struct dp_credit cr[DP_STAGE];
@@ -41,6 +47,21 @@ struct dp_port {
 static inline uint32_t dp_vcq_count(const struct dp_vcq *q)
 {
 	return q->tail - q->head;
+}
+
+/* A credit came back: its packet's round trip is one sample of t_crt. */
+static inline void dp_port_ctq_pop(struct dp_port *p, const struct dp_credit *c)
+{
+	uint32_t v = c->vc;
+	uint64_t sent;
+
+	if (p->ctq_head[v] == p->ctq_tail[v])
+		return;
+	sent = p->ctq[v][p->ctq_head[v]++ & p->ctq_mask];
+	p->t_crt = c->due > sent ? c->due - sent : 0;
+	if (p->t_crt < p->t_crt0)
+		p->t_crt0 = p->t_crt;
+	p->t_d = p->t_crt - p->t_crt0;
 }
 
 /* Apply the credits that are due; remember when the next one is. */
@@ -68,6 +89,8 @@ static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 		}
 		p->credits[c->vc] += c->flits;
 		p->credit_t[c->vc] = c->due;
+		if (p->ctq[c->vc] != NULL)
+			dp_port_ctq_pop(p, c);
 		p->cr_i++;
 		n++;
 	}

@@ -9,6 +9,7 @@
  */
 #include "router.h"
 #include "routing/routing.h"
+#include "routing/ugal_rule.h"
 #include "worker.h"
 
 static inline void qmask_set(struct dp_router *r, uint32_t i)
@@ -92,6 +93,17 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len);
 	finish = op->out->busy_until;
 	q->last_start = finish - dp_link_ser(op->out, m->pkt_len);
+	if (op->ctq[pk->out_vc] != NULL) { /* UGAL-L_CR */
+		op->ctq[pk->out_vc][op->ctq_tail[pk->out_vc]++ & op->ctq_mask] =
+			finish - dp_link_ser(op->out, m->pkt_len);
+		uint64_t extra = dp_cr_extra(op->t_d, r->td_min,
+					     ip->cls == DF_LINK_LOCAL);
+		if (extra) {
+			r->cr_delayed++;
+			r->cr_delay_sum += extra;
+			finish += extra;
+		}
+	}
 	if (unlikely(dp_link_credit(ip->in, finish, vc, pk->flits) != 0))
 		r->lc->st.enq_fail++;
 	r->lc->st.credits_out++;
@@ -151,9 +163,20 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	return moved;
 }
 
+/* UGAL-L_CR: the smallest t_d over the router's network outputs. */
+static void update_td_min(struct dp_router *r)
+{
+	uint64_t m = UINT64_MAX;
+
+	for (uint32_t k = 0; k < r->nports; k++)
+		if (r->port[k].cls != DF_LINK_TERMINAL && r->port[k].t_d < m)
+			m = r->port[k].t_d;
+	r->td_min = m == UINT64_MAX ? 0 : m;
+}
+
 unsigned dp_router_step(struct dp_router *r, uint64_t now)
 {
-	unsigned work = 0;
+	unsigned work = 0, credits = 0;
 
 	for (uint32_t k = 0; k < r->nports; k++) {
 		struct dp_port *p = &r->port[k];
@@ -161,7 +184,10 @@ unsigned dp_router_step(struct dp_router *r, uint64_t now)
 		unsigned c = dp_port_credits_in(p, now, &r->lc->next_event);
 
 		r->lc->st.credits_in += c;
+		credits += c;
 		work += c + receive(r, p, k, now);
 	}
+	if (credits && r->lc->run->credit_delay)
+		update_td_min(r);
 	return work + allocate(r, now);
 }

@@ -106,10 +106,23 @@ static int port_init(struct emu *e, struct dp_port *p, int cls,
 	p->nvc = nvc;
 	p->out = out;
 	p->in = in;
+	p->t_crt0 = UINT64_MAX;
 	for (uint32_t v = 0; v < nvc; v++) {
 		p->credits[v] = p->credit_full[v] = flits;
 		if (!queues)
 			continue;
+		if (e->run.credit_delay) {
+			/* one entry per packet in flight: at most one per
+			 * downstream flit */
+			uint32_t n = rte_align32pow2(flits);
+			p->ctq[v] = rte_zmalloc(NULL, n * sizeof(uint64_t), 0);
+			p->ctq_mask = n - 1;
+			if (p->ctq[v] == NULL) {
+				snprintf(e->err, e->errlen,
+					 "out of memory for credit queues");
+				return -1;
+			}
+		}
 		uint32_t n = rte_align32pow2(flits);
 		p->q[v].slot = rte_zmalloc(NULL, n * sizeof(void *),
 					   RTE_CACHE_LINE_SIZE);
@@ -357,6 +370,7 @@ static void init_run(struct emu *e)
 	run->tb = &e->pl->tb;
 	run->eng = dp_routing_engine(c->algorithm);
 	run->ugal_bias = c->ugal_bias;
+	run->credit_delay = c->algorithm == DF_ALG_UGAL_L_CR;
 	run->pattern = c->pattern;
 	run->process = c->process;
 	run->shift = c->shift;
@@ -646,11 +660,15 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 		rep->router_hops += ro->forwarded;
 		rep->decisions_min += ro->decisions_min;
 		rep->decisions_nonmin += ro->decisions_nonmin;
+		rep->cr_delayed += ro->cr_delayed;
+		rep->cr_delay_avg_ns += ro->cr_delay_sum * 1e9 / e->hz;
 		if (rep->router_min && rep->router_nonmin) {
 			rep->router_min[r] = ro->decisions_min;
 			rep->router_nonmin[r] = ro->decisions_nonmin;
 		}
 	}
+	if (rep->cr_delayed)
+		rep->cr_delay_avg_ns /= rep->cr_delayed;
 	rep->fully_drained =
 		rep->in_flight == 0 && s.credits_out == s.credits_in;
 	free(lat);
@@ -687,6 +705,7 @@ static void teardown(struct emu *e)
 					rte_pktmbuf_free(
 						q->slot[q->head & q->mask]);
 				rte_free(q->slot);
+				rte_free(p->ctq[v]);
 			}
 		}
 		rte_free(ro);

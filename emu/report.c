@@ -80,6 +80,10 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->nonminimal,
 		(unsigned long long)r->decisions_min,
 		(unsigned long long)r->decisions_nonmin);
+	if (c->algorithm == DF_ALG_UGAL_L_CR)
+		fprintf(f, "  %-22s %llu credits delayed, %.0f ns on average\n",
+			"credit delay (CR)", (unsigned long long)r->cr_delayed,
+			r->cr_delay_avg_ns);
 	fprintf(f, "  %-22s p50 %llu  p99 %llu  max %llu%s\n", "lateness (ns)",
 		(unsigned long long)r->late_p50_ns,
 		(unsigned long long)r->late_p99_ns,
@@ -203,6 +207,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "  \"paths\": {\"minimal\": %llu, \"nonminimal\": %llu},\n",
 		(unsigned long long)r->minimal,
 		(unsigned long long)r->nonminimal);
+	fprintf(f,
+		"  \"credit_delay\": {\"delayed\": %llu, \"avg_ns\": %.1f},\n",
+		(unsigned long long)r->cr_delayed, r->cr_delay_avg_ns);
 	fprintf(f,
 		"  \"decisions\": {\"minimal\": %llu, \"nonminimal\": %llu, "
 		"\"per_router\": [",

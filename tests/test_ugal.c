@@ -27,6 +27,18 @@ static void test_rule(void)
 	      "zero hops (same router): minimal");
 }
 
+static void test_cr(void)
+{
+	CHECK(dp_cr_extra(500, 200, 1) == 300,
+	      "CR: local input, credit delayed by t_d(O) - min t_d = 300");
+	CHECK(dp_cr_extra(500, 200, 0) == 0,
+	      "CR: credits for buffers fed by a global channel never delayed");
+	CHECK(dp_cr_extra(200, 200, 1) == 0,
+	      "CR: the output with the smallest t_d delays nothing");
+	CHECK(dp_cr_extra(100, 200, 1) == 0,
+	      "CR: t_d below the router's minimum (stale) delays nothing");
+}
+
 static void test_queues(void)
 {
 	uint64_t qm, qnm;
@@ -217,6 +229,7 @@ static void test_decide(void)
 int main(void)
 {
 	test_rule();
+	test_cr();
 	test_queues();
 	test_decide();
 	return check_done();

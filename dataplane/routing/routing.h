@@ -27,6 +27,7 @@ extern const struct dp_routing_engine dp_ugal_l_engine;
 extern const struct dp_routing_engine dp_ugal_g_engine;
 extern const struct dp_routing_engine dp_ugal_l_vc_engine;
 extern const struct dp_routing_engine dp_ugal_l_vch_engine;
+extern const struct dp_routing_engine dp_ugal_l_cr_engine;
 
 const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg);
 

@@ -99,3 +99,7 @@ UGAL_ENGINE(dp_ugal_l_engine, "ugal-l", DP_UGAL_PORT);
 UGAL_ENGINE(dp_ugal_g_engine, "ugal-g", DP_UGAL_GLOBAL);
 UGAL_ENGINE(dp_ugal_l_vc_engine, "ugal-l-vc", DP_UGAL_VC);
 UGAL_ENGINE(dp_ugal_l_vch_engine, "ugal-l-vch", DP_UGAL_VCH);
+/* UGAL-L_CR decides as VCH ([DF] fn. 11: "implemented on top of
+ * UGAL-L_VCH"); its difference is in the routers' credit return, switched
+ * on by dp_run.credit_delay (router.c). */
+UGAL_ENGINE(dp_ugal_l_cr_engine, "ugal-l-cr", DP_UGAL_VCH);

@@ -40,4 +40,19 @@ static inline void dp_ugal_queues(enum dp_ugal_mode mode, int same_port,
 	*q_nm = use_vc ? vc_nm : port_nm;
 }
 
+/*
+ * UGAL-L_CR ([DF] §4.3.2): the extra delay of the credit for a packet that
+ * leaves through an output with delay t_d: t_d - min over the router's
+ * outputs of t_d, so that a uniformly loaded router delays nothing. Credits
+ * for buffers fed by a global channel are never delayed (nor those of
+ * terminal inputs: no UGAL decision is made upstream of them).
+ */
+static inline uint64_t dp_cr_extra(uint64_t t_d, uint64_t t_d_min,
+				   int input_is_local)
+{
+	if (!input_is_local || t_d <= t_d_min)
+		return 0;
+	return t_d - t_d_min;
+}
+
 #endif
