@@ -39,6 +39,10 @@ struct dp_port {
 	uint64_t *ctq[DF_MAX_VC];
 	uint32_t ctq_head[DF_MAX_VC], ctq_tail[DF_MAX_VC], ctq_mask;
 	uint64_t t_crt, t_crt0, t_d;
+	/* UGAL-L_CR, input side: credits held back, per VC, in order; each
+	 * entry's due is its release time. */
+	struct dp_credit *dq[DF_MAX_VC];
+	uint32_t dq_head[DF_MAX_VC], dq_tail[DF_MAX_VC], dq_mask;
 	uint16_t rx_n, rx_i, cr_n, cr_i;
 	struct rte_mbuf *rx[DP_STAGE];
 	struct dp_credit cr[DP_STAGE];

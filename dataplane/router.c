@@ -59,6 +59,57 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 	return n;
 }
 
+/* UGAL-L_CR: keep a credit until release time rel (in order per VC). */
+static void hold_credit(struct dp_router *r, struct dp_port *ip, uint32_t k,
+			uint32_t vc, uint64_t rel, uint32_t flits)
+{
+	struct dp_credit *c;
+
+	if (ip->dq_head[vc] != ip->dq_tail[vc]) {
+		uint64_t last =
+			ip->dq[vc][(ip->dq_tail[vc] - 1) & ip->dq_mask].due;
+		if (rel < last)
+			rel = last;
+	}
+	c = &ip->dq[vc][ip->dq_tail[vc]++ & ip->dq_mask];
+	c->due = rel;
+	c->vc = vc;
+	c->flits = flits;
+	r->dq_ports |= 1u << k;
+}
+
+/* Send the held credits whose release time has come. */
+static void release_credits(struct dp_router *r, uint64_t now)
+{
+	uint32_t ports = r->dq_ports;
+
+	while (ports) {
+		uint32_t k = __builtin_ctz(ports), pending = 0;
+		struct dp_port *ip = &r->port[k];
+
+		ports &= ports - 1;
+		for (uint32_t v = 0; v < ip->nvc; v++) {
+			while (ip->dq_head[v] != ip->dq_tail[v]) {
+				struct dp_credit *c =
+					&ip->dq[v]
+					       [ip->dq_head[v] & ip->dq_mask];
+				if (c->due > now) {
+					if (c->due < r->lc->next_event)
+						r->lc->next_event = c->due;
+					pending = 1;
+					break;
+				}
+				if (unlikely(dp_link_credit(ip->in, c->due, v,
+							    c->flits) != 0))
+					r->lc->st.enq_fail++;
+				ip->dq_head[v]++;
+			}
+		}
+		if (!pending)
+			r->dq_ports &= ~(1u << k);
+	}
+}
+
 static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 {
 	struct dp_port *ip = &r->port[qi / DF_MAX_VC], *op;
@@ -101,11 +152,19 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		if (extra) {
 			r->cr_delayed++;
 			r->cr_delay_sum += extra;
-			finish += extra;
+		}
+		/* Held back, or behind one that is: stay in order per VC
+		 * without blocking the link's other VCs. */
+		if (ip->dq[vc] != NULL &&
+		    (extra || ip->dq_head[vc] != ip->dq_tail[vc])) {
+			hold_credit(r, ip, qi / DF_MAX_VC, vc, finish + extra,
+				    pk->flits);
+			goto credit_done;
 		}
 	}
 	if (unlikely(dp_link_credit(ip->in, finish, vc, pk->flits) != 0))
 		r->lc->st.enq_fail++;
+credit_done:
 	r->lc->st.credits_out++;
 	pk->vc = pk->out_vc;
 	if (unlikely(rte_ring_sp_enqueue(op->out->pkts, m) != 0))
@@ -189,5 +248,7 @@ unsigned dp_router_step(struct dp_router *r, uint64_t now)
 	}
 	if (credits && r->lc->run->credit_delay)
 		update_td_min(r);
+	if (r->dq_ports)
+		release_credits(r, now);
 	return work + allocate(r, now);
 }

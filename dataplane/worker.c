@@ -42,9 +42,16 @@ int dp_worker_main(void *arg)
 
 	/* Outside the hot loop: make short idle sleeps short. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	uint64_t prev = rte_rdtsc();
+	unsigned prev_work = 0;
+
 	while (!run->quit) {
 		uint64_t now = rte_rdtsc();
 		unsigned work = 0;
+
+		if (prev_work) /* the last sweep did something: it was busy */
+			lc->busy_tsc += now - prev;
+		prev = now;
 
 		lc->next_event = UINT64_MAX;
 		lc->gen_on = run->gen_on;
@@ -53,6 +60,7 @@ int dp_worker_main(void *arg)
 		for (uint32_t i = 0; i < lc->nrouters; i++)
 			work += dp_router_step(lc->routers[i], now);
 		lc->sweeps++;
+		prev_work = work;
 		/* Tell main that generation has stopped here for good: the
 		 * counters it reads after this flag include every injection
 		 * (stores stay in order on x86; the barrier says so). */

@@ -66,7 +66,8 @@ struct dp_lcore {
 	 * of the sequence numbers delivered here */
 	uint64_t *rx_cnt, *rx_sum, *rx_sq;
 	uint64_t sweeps, idle_sleeps;
-	int gen_on;		   /* run->gen_on as read at sweep start */
+	uint64_t busy_tsc; /* time in sweeps that found work (CPU cost) */
+	int gen_on;	   /* run->gen_on as read at sweep start */
 	volatile int gen_off_done; /* a whole sweep ran with gen_on == 0 */
 	unsigned lcore_id;
 } __rte_cache_aligned;

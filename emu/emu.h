@@ -49,6 +49,7 @@ struct df_report {
 	double wall_s, measure_s, tsc_hz;
 	uint32_t nworkers;
 	uint64_t sweeps, idle_sleeps;
+	double busy_s; /* worker time in sweeps that found work, summed */
 	uint64_t link_tx_pkts[DF_LINK_NCLASS];
 	uint64_t router_hops; /* packets forwarded by routers (all ports) */
 	/* source-router path decisions, in total and per router */

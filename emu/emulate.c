@@ -117,7 +117,10 @@ static int port_init(struct emu *e, struct dp_port *p, int cls,
 			uint32_t n = rte_align32pow2(flits);
 			p->ctq[v] = rte_zmalloc(NULL, n * sizeof(uint64_t), 0);
 			p->ctq_mask = n - 1;
-			if (p->ctq[v] == NULL) {
+			p->dq[v] = rte_zmalloc(NULL,
+					       n * sizeof(struct dp_credit), 0);
+			p->dq_mask = n - 1;
+			if (p->ctq[v] == NULL || p->dq[v] == NULL) {
 				snprintf(e->err, e->errlen,
 					 "out of memory for credit queues");
 				return -1;
@@ -639,6 +642,7 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 			dp_hist_merge(late, &e->lc[w]->st.lateness);
 			rep->sweeps += e->lc[w]->sweeps;
 			rep->idle_sleeps += e->lc[w]->idle_sleeps;
+			rep->busy_s += e->lc[w]->busy_tsc / e->hz;
 		}
 		rep->lat_avg_ns = lat->n ? (double)lat->sum / lat->n * ns : 0;
 		rep->lat_min_ns = lat->min * ns;
@@ -706,6 +710,7 @@ static void teardown(struct emu *e)
 						q->slot[q->head & q->mask]);
 				rte_free(q->slot);
 				rte_free(p->ctq[v]);
+				rte_free(p->dq[v]);
 			}
 		}
 		rte_free(ro);
