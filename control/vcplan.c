@@ -33,8 +33,9 @@ static int for_each_path(const struct df_tables *tb, enum df_algorithm alg,
 	for (uint32_t s = 0; s < tb->nrouters; s++)
 		for (uint32_t gi = 0; gi < ninter; gi++)
 			for (uint32_t d = 0; d < tb->nrouters; d++) {
-				uint32_t inter =
-					df_alg_nonminimal(alg) ? gi : DF_NO_GROUP;
+				uint32_t inter = df_alg_nonminimal(alg)
+							 ? gi
+							 : DF_NO_GROUP;
 				int n = df_path(tb, s, d, inter, routers, ports,
 						vcs, MAX_HOPS);
 				uint32_t ng = 0;
