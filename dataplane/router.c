@@ -22,6 +22,14 @@ static inline void qmask_clear(struct dp_router *r, uint32_t i)
 	r->qmask[i >> 6] &= ~(1ULL << (i & 63));
 }
 
+/* Route the packet here and count it in its output's queue ([DF] §3: q =
+ * queue depth of an output port) until it leaves. */
+static inline void route_here(struct dp_router *r, struct dp_pkt *pk)
+{
+	r->lc->run->eng->route(r, pk);
+	r->port[pk->out_port].waiting[pk->out_vc] += pk->flits;
+}
+
 static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 			uint64_t now)
 {
@@ -48,11 +56,9 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		if (p->cls != DF_LINK_TERMINAL) {
 			/* In transit the route does not depend on time: take
 			 * it now, so the output's queue counts this packet
-			 * while it waits ([DF] §3: q = queue depth of an
-			 * output port). */
+			 * while it waits. */
 			pk->hops++;
-			lc->run->eng->route(r, pk);
-			r->port[pk->out_port].waiting[pk->out_vc] += pk->flits;
+			route_here(r, pk);
 		}
 		n++;
 	}
@@ -110,6 +116,41 @@ static void release_credits(struct dp_router *r, uint64_t now)
 	}
 }
 
+/*
+ * The input buffer space a departing packet held goes back upstream when
+ * the packet has left (finish). UGAL-L_CR ([DF] §4.3.2): the output's
+ * credit timestamp queue records the departure (start), and the credit may
+ * be held back t_d(O) - min t_d; a held credit, and every later one of its
+ * VC, waits in the input's per-VC queue so the link's other VCs go on.
+ */
+static void return_credit(struct dp_router *r, struct dp_port *ip,
+			  struct dp_port *op, uint32_t qi, uint64_t start,
+			  uint64_t finish, const struct dp_pkt *pk)
+{
+	uint32_t vc = qi % DF_MAX_VC;
+
+	r->lc->st.credits_out++;
+	if (op->ctq[pk->out_vc] != NULL) {
+		uint64_t extra = dp_cr_extra(op->t_d, r->td_min,
+					     ip->cls == DF_LINK_LOCAL);
+
+		op->ctq[pk->out_vc][op->ctq_tail[pk->out_vc]++ & op->ctq_mask] =
+			start;
+		if (extra) {
+			r->cr_delayed++;
+			r->cr_delay_sum += extra;
+		}
+		if (ip->dq[vc] != NULL &&
+		    (extra || ip->dq_head[vc] != ip->dq_tail[vc])) {
+			hold_credit(r, ip, qi / DF_MAX_VC, vc, finish + extra,
+				    pk->flits);
+			return;
+		}
+	}
+	if (unlikely(dp_link_credit(ip->in, finish, vc, pk->flits) != 0))
+		r->lc->st.enq_fail++;
+}
+
 static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 {
 	struct dp_port *ip = &r->port[qi / DF_MAX_VC], *op;
@@ -124,8 +165,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		 * is at the head of its injection queue: the occupancy it
 		 * reads is the current one ([DF] §4.2; NOTES pitfall 13). */
 		r->lc->run->eng->inject(r, pk);
-		r->lc->run->eng->route(r, pk);
-		r->port[pk->out_port].waiting[pk->out_vc] += pk->flits;
+		route_here(r, pk);
 	}
 	op = &r->port[pk->out_port];
 	/* the serializer must be free (DESIGN.md §2 step 4) and the
@@ -144,28 +184,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len);
 	finish = op->out->busy_until;
 	q->last_start = finish - dp_link_ser(op->out, m->pkt_len);
-	if (op->ctq[pk->out_vc] != NULL) { /* UGAL-L_CR */
-		op->ctq[pk->out_vc][op->ctq_tail[pk->out_vc]++ & op->ctq_mask] =
-			finish - dp_link_ser(op->out, m->pkt_len);
-		uint64_t extra = dp_cr_extra(op->t_d, r->td_min,
-					     ip->cls == DF_LINK_LOCAL);
-		if (extra) {
-			r->cr_delayed++;
-			r->cr_delay_sum += extra;
-		}
-		/* Held back, or behind one that is: stay in order per VC
-		 * without blocking the link's other VCs. */
-		if (ip->dq[vc] != NULL &&
-		    (extra || ip->dq_head[vc] != ip->dq_tail[vc])) {
-			hold_credit(r, ip, qi / DF_MAX_VC, vc, finish + extra,
-				    pk->flits);
-			goto credit_done;
-		}
-	}
-	if (unlikely(dp_link_credit(ip->in, finish, vc, pk->flits) != 0))
-		r->lc->st.enq_fail++;
-credit_done:
-	r->lc->st.credits_out++;
+	return_credit(r, ip, op, qi, q->last_start, finish, pk);
 	pk->vc = pk->out_vc;
 	if (unlikely(rte_ring_sp_enqueue(op->out->pkts, m) != 0))
 		r->lc->st.enq_fail++;

@@ -335,19 +335,33 @@ static int build_perm(struct emu *e)
 	return 0;
 }
 
+/*
+ * Mbufs a plan needs. Every packet in the network holds credits of one
+ * buffer (the one at the far end of the link it is on or waits for), so
+ * the buffer space of all directed links, in packets, bounds the mbufs in
+ * use; plus the lcores' mempool caches and some slack.
+ */
+static uint64_t pool_mbufs(const struct df_plan *pl)
+{
+	const struct df_topo *t = &pl->topo;
+	uint32_t pkt_flits = (pl->cfg.packet_bytes + pl->cfg.flit_bytes - 1) /
+			     pl->cfg.flit_bytes;
+	uint64_t flits = 2ULL * t->nterms * buffer_total(pl, DF_LINK_TERMINAL);
+
+	for (uint32_t i = 0; i < t->nrouters * t->nports; i++)
+		if (t->ports[i].cls != DF_LINK_TERMINAL &&
+		    t->ports[i].peer != DF_NO_PEER)
+			flits += buffer_total(pl, t->ports[i].cls);
+	return flits / pkt_flits + t->nterms * 2 +
+	       (uint64_t)pl->nworkers * 512 + 1024;
+}
+
 static int build_pool(struct emu *e)
 {
 	const struct df_plan *pl = e->pl;
-	const struct df_topo *t = &pl->topo;
-	uint64_t flits = 0, n;
+	uint64_t n = pool_mbufs(pl);
 	char name[RTE_MEMPOOL_NAMESIZE];
 
-	/* Every packet in the network holds credits of some buffer: the
-	 * total buffer space in packets bounds the mbufs in use. */
-	for (uint32_t i = 0; i < e->nlinks; i++)
-		flits += buffer_total(pl, e->links[i].cls);
-	n = flits / e->run.pkt_flits + t->nterms * 2 +
-	    (uint64_t)pl->nworkers * 512 + 1024;
 	snprintf(name, sizeof(name), "dfpool%u", run_id);
 	e->run.pool = rte_pktmbuf_pool_create(
 		name, (unsigned)n, 256, DP_PKT_PRIV_SIZE,
@@ -774,18 +788,14 @@ out:
 uint64_t df_emulate_mem_bytes(const struct df_plan *pl)
 {
 	const struct df_topo *t = &pl->topo;
+	uint64_t mbufs = pool_mbufs(pl);
 	uint32_t pkt_flits = (pl->cfg.packet_bytes + pl->cfg.flit_bytes - 1) /
 			     pl->cfg.flit_bytes;
-	uint64_t flits = 0, bytes;
 
-	for (uint32_t r = 0; r < t->nrouters * t->nports; r++)
-		flits += buffer_total(pl, t->ports[r].cls);
-	flits += 2ULL * t->nterms * buffer_total(pl, DF_LINK_TERMINAL);
-	/* rings (8 + 16 bytes an entry), VC queues (8), mbufs */
-	bytes = flits * 32;
-	bytes += (flits / pkt_flits + t->nterms * 2 + 4096) *
-		 (uint64_t)(pl->cfg.packet_bytes + 512);
-	bytes +=
-		(uint64_t)t->nterms * rte_align32pow2(pl->cfg.source_queue) * 8;
-	return bytes;
+	/* mbufs (data, headroom, private area, header); rings (8 + 16
+	 * bytes an entry) and VC queues (8), bounded by one entry per flit
+	 * of buffer; source queues */
+	return mbufs * (uint64_t)(pl->cfg.packet_bytes + 512) +
+	       mbufs * pkt_flits * 32 +
+	       (uint64_t)t->nterms * rte_align32pow2(pl->cfg.source_queue) * 8;
 }
