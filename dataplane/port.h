@@ -39,6 +39,10 @@ struct dp_port {
 	uint64_t *ctq[DF_MAX_VC];
 	uint32_t ctq_head[DF_MAX_VC], ctq_tail[DF_MAX_VC], ctq_mask;
 	uint64_t t_crt, t_crt0, t_d;
+	/* ... and what it measured and caused, for the report: round-trip
+	 * samples and their sum, credits delayed for packets that left here
+	 * and the extra delay they got (TSC) */
+	uint64_t crt_n, crt_sum, cr_delayed, cr_delay_sum;
 	/* UGAL-L_CR, input side: credits held back, per VC, in order; each
 	 * entry's due is its release time. */
 	struct dp_credit *dq[DF_MAX_VC];
@@ -63,6 +67,8 @@ static inline void dp_port_ctq_pop(struct dp_port *p, const struct dp_credit *c)
 		return;
 	sent = p->ctq[v][p->ctq_head[v]++ & p->ctq_mask];
 	p->t_crt = c->due > sent ? c->due - sent : 0;
+	p->crt_n++;
+	p->crt_sum += p->t_crt;
 	if (p->t_crt < p->t_crt0)
 		p->t_crt0 = p->t_crt;
 	p->t_d = p->t_crt - p->t_crt0;

@@ -137,8 +137,8 @@ static void return_credit(struct dp_router *r, struct dp_port *ip,
 		op->ctq[pk->out_vc][op->ctq_tail[pk->out_vc]++ & op->ctq_mask] =
 			start;
 		if (extra) {
-			r->cr_delayed++;
-			r->cr_delay_sum += extra;
+			op->cr_delayed++;
+			op->cr_delay_sum += extra;
 		}
 		if (ip->dq[vc] != NULL &&
 		    (extra || ip->dq_head[vc] != ip->dq_tail[vc])) {

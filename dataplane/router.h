@@ -21,7 +21,6 @@ struct dp_router {
 	uint64_t forwarded;
 	uint64_t td_min;   /* UGAL-L_CR: min t_d over outputs */
 	uint32_t dq_ports; /* UGAL-L_CR: input ports holding credits */
-	uint64_t cr_delayed, cr_delay_sum; /* credits delayed, total TSC */
 	struct dp_port port[] __rte_cache_aligned;
 } __rte_cache_aligned;
 

@@ -18,7 +18,7 @@ void dp_hist_merge(struct dp_hist *dst, const struct dp_hist *src)
 		dst->b[i] += src->b[i];
 }
 
-static uint64_t bucket_mid(uint32_t i)
+uint64_t dp_hist_bucket_value(uint32_t i)
 {
 	uint32_t e, sub;
 	uint64_t lo, width;
@@ -42,7 +42,7 @@ uint64_t dp_hist_quantile(const struct dp_hist *h, double q)
 	for (uint32_t i = 0; i < DP_HIST_BUCKETS; i++) {
 		seen += h->b[i];
 		if (seen >= rank) {
-			uint64_t v = bucket_mid(i);
+			uint64_t v = dp_hist_bucket_value(i);
 			return v > h->max ? h->max : v < h->min ? h->min : v;
 		}
 	}

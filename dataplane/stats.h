@@ -43,6 +43,8 @@ static inline void dp_hist_add(struct dp_hist *h, uint64_t v)
 }
 
 void dp_hist_merge(struct dp_hist *dst, const struct dp_hist *src);
+/* The middle of bucket i: the value a bucket stands for. */
+uint64_t dp_hist_bucket_value(uint32_t i);
 /* Value at quantile q (0..1): the middle of the bucket holding it. */
 uint64_t dp_hist_quantile(const struct dp_hist *h, double q);
 
@@ -64,8 +66,10 @@ struct dp_stats {
 	uint64_t corrupt;  /* delivered frames whose payload was wrong */
 	uint64_t enq_fail; /* ring full: a sizing bug, never expected */
 	uint64_t credits_out, credits_in; /* credit messages sent, applied */
-	struct dp_hist latency;		  /* ns, measured packets */
-	struct dp_hist lateness;	  /* ns, every packet release */
+	/* ns, measured packets, by path class: [0] minimal, [1] non-minimal
+	 * ([DF] §4.2: UGAL-L's latency is bimodal, one mode per class) */
+	struct dp_hist latency[2];
+	struct dp_hist lateness; /* ns, every packet release */
 } __rte_cache_aligned;
 
 #endif

@@ -200,10 +200,12 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
 		lc->st.rx_bytes_window += m->pkt_len;
 	if (pk->flags & DP_PKT_MEASURED) {
 		lc->st.del_measured++;
-		dp_hist_add(&lc->st.latency, pk->due_tsc - pk->gen_tsc);
+		int nonmin = (pk->flags & DP_PKT_NONMIN) != 0;
+
+		dp_hist_add(&lc->st.latency[nonmin], pk->due_tsc - pk->gen_tsc);
 		lc->st.hops[pk->hops < DP_MAX_HOPS ? pk->hops
 						   : DP_MAX_HOPS - 1]++;
-		if (pk->flags & DP_PKT_NONMIN)
+		if (nonmin)
 			lc->st.nonminimal++;
 		else
 			lc->st.minimal++;

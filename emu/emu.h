@@ -29,13 +29,32 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 void df_plan_free(struct df_plan *pl);
 void df_plan_summary(const struct df_plan *pl, FILE *f);
 
+/* Latency of the measured packets of one class, from a histogram. */
+struct df_latency {
+	uint64_t n;
+	double avg_ns;
+	uint64_t min_ns, p50_ns, p99_ns, max_ns;
+};
+
+/* UGAL-L_CR, one router output ([DF] §4.3.2): its credit round trips and
+ * the delay its t_d put on the credits of packets that left through it. */
+struct df_output_report {
+	uint32_t router, port;
+	uint8_t cls;
+	uint64_t crt_samples;
+	double crt_avg_ns, crt0_ns, td_last_ns;
+	uint64_t delayed;
+	double delay_avg_ns;
+};
+
 struct df_report {
 	double offered_load, accepted_load;
 	uint64_t generated, injected, delivered, in_flight, not_injected;
 	uint64_t drops[DP_DROP_N];
 	uint64_t gen_measured, del_measured, drops_measured;
-	double lat_avg_ns;
-	uint64_t lat_min_ns, lat_p50_ns, lat_p99_ns, lat_max_ns;
+	struct df_latency lat;	       /* every measured packet */
+	struct df_latency lat_path[2]; /* [0] minimal, [1] non-minimal paths */
+	struct dp_hist *lat_hist[2];   /* their histograms (TSC), malloc'd */
 	uint64_t hops[DP_MAX_HOPS];
 	uint64_t minimal, nonminimal;
 	uint64_t late_p50_ns, late_p99_ns, late_max_ns;
@@ -58,6 +77,8 @@ struct df_report {
 	double cr_delay_avg_ns; /* their average extra delay */
 	uint32_t nrouters;
 	uint64_t *router_min, *router_nonmin; /* [nrouters], malloc'd */
+	struct df_output_report *outputs; /* CR: network outputs, malloc'd */
+	uint32_t noutputs;
 };
 
 struct df_emu_opts {

@@ -618,6 +618,56 @@ static void check_delivery(const struct emu *e, struct df_report *rep)
 	}
 }
 
+/* Average, extremes and quantiles of a latency histogram (TSC) in ns. */
+static void latency_of(const struct dp_hist *h, double ns, struct df_latency *l)
+{
+	l->n = h->n;
+	l->avg_ns = h->n ? (double)h->sum / h->n * ns : 0;
+	l->min_ns = h->min * ns;
+	l->p50_ns = dp_hist_quantile(h, 0.50) * ns;
+	l->p99_ns = dp_hist_quantile(h, 0.99) * ns;
+	l->max_ns = h->max * ns;
+}
+
+/* UGAL-L_CR: what each network output measured and delayed. */
+static void fill_outputs(const struct emu *e, struct df_report *rep)
+{
+	const struct df_topo *t = &e->pl->topo;
+	double ns = 1e9 / e->hz;
+
+	if (!e->run.credit_delay)
+		return;
+	rep->outputs =
+		calloc((size_t)t->nrouters * t->nports, sizeof(*rep->outputs));
+	if (rep->outputs == NULL)
+		return;
+	for (uint32_t r = 0; r < t->nrouters; r++)
+		for (uint32_t k = 0; k < t->nports; k++) {
+			const struct dp_port *p = &e->routers[r]->port[k];
+			struct df_output_report *o;
+
+			if (p->ctq[0] == NULL)
+				continue;
+			o = &rep->outputs[rep->noutputs++];
+			o->router = r;
+			o->port = k;
+			o->cls = p->cls;
+			o->crt_samples = p->crt_n;
+			o->crt_avg_ns =
+				p->crt_n ? p->crt_sum * ns / p->crt_n : 0;
+			o->crt0_ns = p->crt_n ? p->t_crt0 * ns : 0;
+			o->td_last_ns = p->t_d * ns;
+			o->delayed = p->cr_delayed;
+			o->delay_avg_ns = p->cr_delayed ? p->cr_delay_sum * ns /
+								  p->cr_delayed
+							: 0;
+			rep->cr_delayed += p->cr_delayed;
+			rep->cr_delay_avg_ns += p->cr_delay_sum * ns;
+		}
+	if (rep->cr_delayed)
+		rep->cr_delay_avg_ns /= rep->cr_delayed;
+}
+
 static void fill_report(const struct emu *e, struct df_report *rep)
 {
 	const struct df_config *c = &e->pl->cfg;
@@ -650,19 +700,24 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	cap = bw * 1e9 / 8 * e->pl->topo.nterms * rep->measure_s;
 	rep->offered_load = bw > 0 ? s.gen_bytes_window / cap : 0;
 	rep->accepted_load = bw > 0 ? s.rx_bytes_window / cap : 0;
-	if (lat && late) {
+	for (int k = 0; k < 2; k++)
+		rep->lat_hist[k] = calloc(1, sizeof(struct dp_hist));
+	if (lat && late && rep->lat_hist[0] && rep->lat_hist[1]) {
 		for (uint32_t w = 0; w < e->pl->nworkers; w++) {
-			dp_hist_merge(lat, &e->lc[w]->st.latency);
-			dp_hist_merge(late, &e->lc[w]->st.lateness);
-			rep->sweeps += e->lc[w]->sweeps;
-			rep->idle_sleeps += e->lc[w]->idle_sleeps;
-			rep->busy_s += e->lc[w]->busy_tsc / e->hz;
+			const struct dp_lcore *lc = e->lc[w];
+			for (int k = 0; k < 2; k++) {
+				dp_hist_merge(rep->lat_hist[k],
+					      &lc->st.latency[k]);
+				dp_hist_merge(lat, &lc->st.latency[k]);
+			}
+			dp_hist_merge(late, &lc->st.lateness);
+			rep->sweeps += lc->sweeps;
+			rep->idle_sleeps += lc->idle_sleeps;
+			rep->busy_s += lc->busy_tsc / e->hz;
 		}
-		rep->lat_avg_ns = lat->n ? (double)lat->sum / lat->n * ns : 0;
-		rep->lat_min_ns = lat->min * ns;
-		rep->lat_p50_ns = dp_hist_quantile(lat, 0.50) * ns;
-		rep->lat_p99_ns = dp_hist_quantile(lat, 0.99) * ns;
-		rep->lat_max_ns = lat->max * ns;
+		latency_of(lat, ns, &rep->lat);
+		for (int k = 0; k < 2; k++)
+			latency_of(rep->lat_hist[k], ns, &rep->lat_path[k]);
 		rep->late_p50_ns = dp_hist_quantile(late, 0.50) * ns;
 		rep->late_p99_ns = dp_hist_quantile(late, 0.99) * ns;
 		rep->late_max_ns = late->max * ns;
@@ -678,15 +733,12 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 		rep->router_hops += ro->forwarded;
 		rep->decisions_min += ro->decisions_min;
 		rep->decisions_nonmin += ro->decisions_nonmin;
-		rep->cr_delayed += ro->cr_delayed;
-		rep->cr_delay_avg_ns += ro->cr_delay_sum * 1e9 / e->hz;
 		if (rep->router_min && rep->router_nonmin) {
 			rep->router_min[r] = ro->decisions_min;
 			rep->router_nonmin[r] = ro->decisions_nonmin;
 		}
 	}
-	if (rep->cr_delayed)
-		rep->cr_delay_avg_ns /= rep->cr_delayed;
+	fill_outputs(e, rep);
 	rep->fully_drained =
 		rep->in_flight == 0 && s.credits_out == s.credits_in;
 	free(lat);

@@ -10,7 +10,44 @@ void df_report_free(struct df_report *r)
 {
 	free(r->router_min);
 	free(r->router_nonmin);
+	free(r->lat_hist[0]);
+	free(r->lat_hist[1]);
+	free(r->outputs);
 	r->router_min = r->router_nonmin = NULL;
+	r->lat_hist[0] = r->lat_hist[1] = NULL;
+	r->outputs = NULL;
+	r->noutputs = 0;
+}
+
+static void print_latency(FILE *f, const char *what, const struct df_latency *l)
+{
+	fprintf(f,
+		"  %-22s avg %.0f  min %llu  p50 %llu  p99 %llu  max %llu"
+		"  (%llu packets)\n",
+		what, l->avg_ns, (unsigned long long)l->min_ns,
+		(unsigned long long)l->p50_ns, (unsigned long long)l->p99_ns,
+		(unsigned long long)l->max_ns, (unsigned long long)l->n);
+}
+
+/* UGAL-L_CR: the totals, and the output whose t_d delayed most. */
+static void print_credit_delay(FILE *f, const struct df_report *r)
+{
+	const struct df_output_report *top = NULL;
+
+	for (uint32_t i = 0; i < r->noutputs; i++)
+		if (top == NULL || r->outputs[i].delayed > top->delayed)
+			top = &r->outputs[i];
+	fprintf(f, "  %-22s %llu credits delayed, %.0f ns on average",
+		"credit delay (CR)", (unsigned long long)r->cr_delayed,
+		r->cr_delay_avg_ns);
+	if (top && top->delayed)
+		fprintf(f,
+			"; most by router %u port %u (%s): %llu, %.0f ns avg, "
+			"round trip %.0f ns avg, %.0f ns at zero load",
+			top->router, top->port, df_link_class_name(top->cls),
+			(unsigned long long)top->delayed, top->delay_avg_ns,
+			top->crt_avg_ns, top->crt0_ns);
+	fprintf(f, " (per output: --json)\n");
 }
 
 static uint64_t total_drops(const struct df_report *r)
@@ -60,12 +97,11 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "  %-22s %llu generated in window, %llu delivered\n",
 		"measured packets", (unsigned long long)r->gen_measured,
 		(unsigned long long)r->del_measured);
-	fprintf(f, "  %-22s avg %.0f  min %llu  p50 %llu  p99 %llu  max %llu\n",
-		"latency (ns)", r->lat_avg_ns,
-		(unsigned long long)r->lat_min_ns,
-		(unsigned long long)r->lat_p50_ns,
-		(unsigned long long)r->lat_p99_ns,
-		(unsigned long long)r->lat_max_ns);
+	print_latency(f, "latency (ns)", &r->lat);
+	if (r->lat_path[1].n) {
+		print_latency(f, "  minimal paths", &r->lat_path[0]);
+		print_latency(f, "  non-minimal paths", &r->lat_path[1]);
+	}
 	for (int h = 0; h < DP_MAX_HOPS; h++)
 		hops_total += r->hops[h];
 	fprintf(f, "  %-22s", "hops (router-router)");
@@ -80,10 +116,8 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->nonminimal,
 		(unsigned long long)r->decisions_min,
 		(unsigned long long)r->decisions_nonmin);
-	if (c->algorithm == DF_ALG_UGAL_L_CR)
-		fprintf(f, "  %-22s %llu credits delayed, %.0f ns on average\n",
-			"credit delay (CR)", (unsigned long long)r->cr_delayed,
-			r->cr_delay_avg_ns);
+	if (r->outputs)
+		print_credit_delay(f, r);
 	fprintf(f, "  %-22s p50 %llu  p99 %llu  max %llu%s\n", "lateness (ns)",
 		(unsigned long long)r->late_p50_ns,
 		(unsigned long long)r->late_p99_ns,
@@ -122,6 +156,45 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 }
 
 /* A JSON string literal: quotes, backslashes and control bytes escaped. */
+static void json_latency(FILE *f, const struct df_latency *l)
+{
+	fprintf(f,
+		"{\"packets\": %llu, \"avg\": %.1f, \"min\": %llu, "
+		"\"p50\": %llu, \"p99\": %llu, \"max\": %llu}",
+		(unsigned long long)l->n, l->avg_ns,
+		(unsigned long long)l->min_ns, (unsigned long long)l->p50_ns,
+		(unsigned long long)l->p99_ns, (unsigned long long)l->max_ns);
+}
+
+/* Non-empty buckets as [value_ns, count] pairs. */
+static void json_hist(FILE *f, const struct dp_hist *h, double ns)
+{
+	int first = 1;
+
+	fputc('[', f);
+	for (uint32_t i = 0; h && i < DP_HIST_BUCKETS; i++)
+		if (h->b[i]) {
+			fprintf(f, "%s[%.0f, %llu]", first ? "" : ", ",
+				dp_hist_bucket_value(i) * ns,
+				(unsigned long long)h->b[i]);
+			first = 0;
+		}
+	fputc(']', f);
+}
+
+static void json_output(FILE *f, const struct df_output_report *o, int first)
+{
+	fprintf(f,
+		"%s\n    {\"router\": %u, \"port\": %u, \"class\": \"%s\", "
+		"\"crt_samples\": %llu, \"crt_avg_ns\": %.1f, "
+		"\"crt0_ns\": %.1f, \"td_last_ns\": %.1f, "
+		"\"delayed\": %llu, \"delay_avg_ns\": %.1f}",
+		first ? "" : ",", o->router, o->port,
+		df_link_class_name(o->cls), (unsigned long long)o->crt_samples,
+		o->crt_avg_ns, o->crt0_ns, o->td_last_ns,
+		(unsigned long long)o->delayed, o->delay_avg_ns);
+}
+
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -189,13 +262,17 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		fprintf(f, "%s\"%s\": %llu", d ? ", " : "", dp_drop_name[d],
 			(unsigned long long)r->drops[d]);
 	fprintf(f, "}},\n");
-	fprintf(f,
-		"  \"latency_ns\": {\"avg\": %.1f, \"min\": %llu, "
-		"\"p50\": %llu, \"p99\": %llu, \"max\": %llu},\n",
-		r->lat_avg_ns, (unsigned long long)r->lat_min_ns,
-		(unsigned long long)r->lat_p50_ns,
-		(unsigned long long)r->lat_p99_ns,
-		(unsigned long long)r->lat_max_ns);
+	fprintf(f, "  \"latency_ns\": ");
+	json_latency(f, &r->lat);
+	fprintf(f, ",\n  \"latency_by_path_ns\": {\"minimal\": ");
+	json_latency(f, &r->lat_path[0]);
+	fprintf(f, ", \"nonminimal\": ");
+	json_latency(f, &r->lat_path[1]);
+	fprintf(f, "},\n  \"latency_histogram_ns\": {\"minimal\": ");
+	json_hist(f, r->lat_hist[0], 1e9 / r->tsc_hz);
+	fprintf(f, ", \"nonminimal\": ");
+	json_hist(f, r->lat_hist[1], 1e9 / r->tsc_hz);
+	fprintf(f, "},\n");
 	fprintf(f, "  \"hops\": {\"histogram\": {");
 	for (int h = 0; h < DP_MAX_HOPS; h++)
 		if (r->hops[h]) {
@@ -208,8 +285,12 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->minimal,
 		(unsigned long long)r->nonminimal);
 	fprintf(f,
-		"  \"credit_delay\": {\"delayed\": %llu, \"avg_ns\": %.1f},\n",
+		"  \"credit_delay\": {\"delayed\": %llu, \"avg_ns\": %.1f, "
+		"\"outputs\": [",
 		(unsigned long long)r->cr_delayed, r->cr_delay_avg_ns);
+	for (uint32_t i = 0; i < r->noutputs; i++)
+		json_output(f, &r->outputs[i], i == 0);
+	fprintf(f, "]},\n");
 	fprintf(f,
 		"  \"decisions\": {\"minimal\": %llu, \"nonminimal\": %llu, "
 		"\"per_router\": [",

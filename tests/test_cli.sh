@@ -131,6 +131,15 @@ for k in ("avg", "p50", "p99", "max"):
     assert r["latency_ns"][k] > 0, r["latency_ns"]
 assert r["latency_ns"]["p50"] <= r["latency_ns"]["p99"] <= r["latency_ns"]["max"]
 assert 0.2 < r["accepted_load"] < 0.4, r["accepted_load"]
+# latency by path class: the two classes make up the whole, and each
+# histogram holds exactly its class's packets
+bp, hist = r["latency_by_path_ns"], r["latency_histogram_ns"]
+assert bp["minimal"]["packets"] + bp["nonminimal"]["packets"] == r["latency_ns"]["packets"], bp
+assert bp["minimal"]["packets"] == r["paths"]["minimal"], (bp, r["paths"])
+for k in ("minimal", "nonminimal"):
+    assert sum(c for _, c in hist[k]) == bp[k]["packets"], k
+    if bp[k]["packets"]:
+        assert bp[k]["min"] <= bp[k]["p50"] <= bp[k]["max"], bp[k]
 PY
 }
 EAL="-l 0-1 --no-pci --no-huge -m 256 --no-shconf --log-level=warning"

@@ -220,15 +220,15 @@ static void timing(void)
 
 	if (run("configs/small.ini", lat_sets, 13, 1, &r) == 0) {
 		check_accounting("2-router latency", &r);
-		CHECK(r.lat_min_ns + 10 >= path,
+		CHECK(r.lat.min_ns + 10 >= path,
 		      "every packet's latency >= configured path latency: "
 		      "min %llu ns, path %.0f ns",
-		      (unsigned long long)r.lat_min_ns, path);
-		CHECK(r.lat_p50_ns >= path * 0.98 &&
-			      r.lat_p50_ns <= path * 1.05,
+		      (unsigned long long)r.lat.min_ns, path);
+		CHECK(r.lat.p50_ns >= path * 0.98 &&
+			      r.lat.p50_ns <= path * 1.05,
 		      "median latency %llu ns within -2%%/+5%% of the path "
 		      "latency %.0f ns",
-		      (unsigned long long)r.lat_p50_ns, path);
+		      (unsigned long long)r.lat.p50_ns, path);
 	} else {
 		CHECK(0, "2-router latency run");
 	}
@@ -332,7 +332,7 @@ static void paper(void)
 			CHECK(0, "CR runs");
 			return;
 		}
-		lat[i] = r.lat_avg_ns;
+		lat[i] = r.lat.avg_ns;
 		if (i)
 			delayed = r.cr_delayed;
 		printf("# %s WC 0.3, 256-flit buffers: latency avg %.0f us\n",
