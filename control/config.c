@@ -33,7 +33,7 @@ struct key_def {
 static const char *const arr_names[] = {"relative", "absolute", NULL};
 static const char *const alg_names[] = {"min",	     "val",	  "ugal-l",
 					"ugal-g",    "ugal-l-vc", "ugal-l-vch",
-					"ugal-l-cr", NULL};
+					"ugal-l-cr", "par",	  NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 					NULL};
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",

@@ -26,6 +26,7 @@ enum df_algorithm {
 	DF_ALG_UGAL_L_VC = 4,  /* [DF] §4.3.1, per-VC queues */
 	DF_ALG_UGAL_L_VCH = 5, /* [DF] §4.3.1, hybrid port/VC */
 	DF_ALG_UGAL_L_CR = 6,  /* [DF] §4.3.2, VCH + delayed credits */
+	DF_ALG_PAR = 7,	       /* UGAL-L re-decided in the source group */
 	DF_ALG_COUNT,
 };
 

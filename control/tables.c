@@ -94,10 +94,9 @@ void df_tables_free(struct df_tables *tb)
 }
 
 int df_path(const struct df_tables *tb, uint32_t src, uint32_t dst,
-	    uint32_t inter, uint32_t *routers, uint8_t *ports, uint8_t *vcs,
-	    int max)
+	    uint32_t inter, uint8_t phase, uint32_t *routers, uint8_t *ports,
+	    uint8_t *vcs, int max)
 {
-	uint8_t phase = inter == DF_NO_GROUP ? DF_PH_TO_DEST : DF_PH_TO_INTER;
 	uint32_t cur = src;
 	int n = 0;
 

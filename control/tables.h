@@ -18,12 +18,18 @@
 #define DF_NO_GROUP  0xffff
 
 /* Path phases; the VC of a hop is vc_map[class][phase] ([DF] Fig. 7 as
- * reconstructed in NOTES-dragonfly-ofar.md §2.3). */
+ * reconstructed in NOTES-dragonfly-ofar.md §2.3). Phases only move
+ * forward along a path, so VCs numbered by phase rank never decrease. */
 enum df_phase {
-	DF_PH_TO_INTER = 0, /* heading to the intermediate group (VAL) */
-	DF_PH_TO_DEST = 1,  /* heading to the destination group */
-	DF_PH_IN_DEST = 2,  /* hop into the destination group, and after */
-	DF_NPHASE = 3,
+	/* PAR: a minimal hop inside the source group, taken provisionally:
+	 * the next router may still send the packet to an intermediate group
+	 * (progressive adaptive routing, [OC] §II ref. [7]). Local hops only:
+	 * df_next_hop() turns it into TO_DEST on the first global hop. */
+	DF_PH_SRC_MIN = 0,
+	DF_PH_TO_INTER = 1, /* heading to the intermediate group (VAL) */
+	DF_PH_TO_DEST = 2,  /* heading to the destination group */
+	DF_PH_IN_DEST = 3,  /* hop into the destination group, and after */
+	DF_NPHASE = 4,
 };
 
 struct df_tables {
@@ -63,6 +69,8 @@ static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 		port = t->port_to_group[cur * t->g + inter];
 	else
 		port = t->port_to_router[cur * t->nrouters + dst];
+	if (*phase == DF_PH_SRC_MIN && t->port_class[port] != DF_LINK_LOCAL)
+		*phase = DF_PH_TO_DEST;
 	next = t->peer_router[cur * t->nports + port];
 	ph = next / t->a == dg && *phase != DF_PH_TO_INTER ? DF_PH_IN_DEST
 							   : *phase;
@@ -102,11 +110,11 @@ int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 		    size_t errlen);
 void df_tables_free(struct df_tables *tb);
 
-/* Path from router src to router dst (minimal if inter == DF_NO_GROUP);
- * fills up to max hops with (router, port) and returns the hop count
- * between routers, or -1 if it loops. */
+/* Path from router src to router dst (minimal if inter == DF_NO_GROUP)
+ * starting in phase; fills up to max hops with (router, port, VC) and
+ * returns the hop count between routers, or -1 if it loops. */
 int df_path(const struct df_tables *tb, uint32_t src, uint32_t dst,
-	    uint32_t inter, uint32_t *routers, uint8_t *ports, uint8_t *vcs,
-	    int max);
+	    uint32_t inter, uint8_t phase, uint32_t *routers, uint8_t *ports,
+	    uint8_t *vcs, int max);
 
 #endif

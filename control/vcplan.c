@@ -19,46 +19,108 @@
 typedef void (*path_fn)(void *arg, const uint32_t *routers,
 			const uint8_t *ports, const uint8_t *vcs, int n);
 
+struct walk {
+	const struct df_tables *tb;
+	path_fn fn;
+	void *arg;
+	struct df_vcplan_info *info;
+	uint32_t routers[MAX_HOPS];
+	uint8_t ports[MAX_HOPS], vcs[MAX_HOPS];
+};
+
+/* Hops [at, ...) of one path: from routers[at] to dst through inter,
+ * starting in phase; hops before at are already in the walk. */
+static int walk_path(struct walk *w, int at, uint32_t dst, uint32_t inter,
+		     uint8_t phase, char *err, size_t errlen)
+{
+	const struct df_tables *tb = w->tb;
+	uint32_t src = w->routers[at], ng = 0;
+	int n = df_path(tb, src, dst, inter, phase, w->routers + at,
+			w->ports + at, w->vcs + at, MAX_HOPS - at);
+
+	if (n < 0) {
+		snprintf(err, errlen,
+			 "routing tables loop: router %u to %u via group %u "
+			 "never arrives",
+			 src, dst, inter);
+		return -1;
+	}
+	n += at;
+	for (int k = 0; k < n; k++)
+		ng += tb->port_class[w->ports[k]] == DF_LINK_GLOBAL;
+	if (w->info) {
+		w->info->paths++;
+		if ((uint32_t)n > w->info->max_hops)
+			w->info->max_hops = n;
+		if (ng > w->info->max_global)
+			w->info->max_global = ng;
+	}
+	w->fn(w->arg, w->routers, w->ports, w->vcs, n);
+	return 0;
+}
+
+/*
+ * PAR: the provisional minimal path from s, and at every router it reaches
+ * by a provisional (DF_PH_SRC_MIN) hop, a switch to the Valiant path
+ * through each group (the decision of par.c; with these tables that is the
+ * router holding the minimal global link, one local hop from s).
+ */
+static int par_paths(struct walk *w, uint32_t s, uint32_t d, char *err,
+		     size_t errlen)
+{
+	const struct df_tables *tb = w->tb;
+	uint32_t routers[MAX_HOPS];
+	uint8_t ports[MAX_HOPS], vcs[MAX_HOPS];
+	int n;
+
+	w->routers[0] = s;
+	if (walk_path(w, 0, d, DF_NO_GROUP, DF_PH_SRC_MIN, err, errlen))
+		return -1;
+	n = df_path(tb, s, d, DF_NO_GROUP, DF_PH_SRC_MIN, routers, ports, vcs,
+		    MAX_HOPS);
+	/* provisional hops: local ones inside the source group, toward
+	 * another group (df_next_hop keeps DF_PH_SRC_MIN just for those) */
+	for (int j = 1; j < n && d / tb->a != s / tb->a &&
+			tb->port_class[ports[j - 1]] == DF_LINK_LOCAL &&
+			routers[j] / tb->a == s / tb->a;
+	     j++)
+		for (uint32_t gi = 0; gi < tb->g; gi++) {
+			memcpy(w->routers, routers, j * sizeof(*routers));
+			memcpy(w->ports, ports, j);
+			memcpy(w->vcs, vcs, j);
+			w->routers[j] = routers[j];
+			if (walk_path(w, j, d, gi, DF_PH_TO_INTER, err, errlen))
+				return -1;
+		}
+	return 0;
+}
+
 /* Every path of the algorithm: MIN src->dst; VAL and the UGAL family
  * src->Gi->dst for all Gi (Gi may be the source or destination group,
- * which is the minimal path, [DF] §4.1 steps). */
+ * which is the minimal path, [DF] §4.1 steps); PAR also its in-transit
+ * switches. */
 static int for_each_path(const struct df_tables *tb, enum df_algorithm alg,
 			 path_fn fn, void *arg, struct df_vcplan_info *info,
 			 char *err, size_t errlen)
 {
-	uint32_t routers[MAX_HOPS];
-	uint8_t ports[MAX_HOPS], vcs[MAX_HOPS];
-	uint32_t ninter = df_alg_nonminimal(alg) ? tb->g : 1;
+	struct walk w = {.tb = tb, .fn = fn, .arg = arg, .info = info};
+	int nonmin = df_alg_nonminimal(alg);
 
 	for (uint32_t s = 0; s < tb->nrouters; s++)
-		for (uint32_t gi = 0; gi < ninter; gi++)
-			for (uint32_t d = 0; d < tb->nrouters; d++) {
-				uint32_t inter = df_alg_nonminimal(alg)
-							 ? gi
-							 : DF_NO_GROUP;
-				int n = df_path(tb, s, d, inter, routers, ports,
-						vcs, MAX_HOPS);
-				uint32_t ng = 0;
-				if (n < 0) {
-					snprintf(err, errlen,
-						 "routing tables loop: router "
-						 "%u to %u via group %u never "
-						 "arrives",
-						 s, d, gi);
+		for (uint32_t d = 0; d < tb->nrouters; d++) {
+			for (uint32_t gi = 0; gi < (nonmin ? tb->g : 1); gi++) {
+				w.routers[0] = s;
+				if (walk_path(&w, 0, d,
+					      nonmin ? gi : DF_NO_GROUP,
+					      nonmin ? DF_PH_TO_INTER
+						     : DF_PH_TO_DEST,
+					      err, errlen))
 					return -1;
-				}
-				for (int k = 0; k < n; k++)
-					ng += tb->port_class[ports[k]] ==
-					      DF_LINK_GLOBAL;
-				if (info) {
-					info->paths++;
-					if ((uint32_t)n > info->max_hops)
-						info->max_hops = n;
-					if (ng > info->max_global)
-						info->max_global = ng;
-				}
-				fn(arg, routers, ports, vcs, n);
 			}
+			if (alg == DF_ALG_PAR &&
+			    par_paths(&w, s, d, err, errlen))
+				return -1;
+		}
 	return 0;
 }
 
@@ -240,9 +302,9 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 		    struct df_vcplan_info *info, char *err, size_t errlen)
 {
 	struct used u = {.tb = tb};
-	static const char *const phase_name[] = {"to intermediate group",
-						 "to destination group",
-						 "in destination group"};
+	static const char *const phase_name[] = {
+		"provisional minimal in source group", "to intermediate group",
+		"to destination group", "in destination group"};
 
 	/* Identity map first: the VC of each hop is then its phase. */
 	for (int c = 0; c < DF_LINK_NCLASS; c++)
@@ -253,9 +315,12 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 	/*
 	 * VC = rank of the phase among those the class uses. For VAL this is
 	 * exactly [DF] Fig. 7 (non-minimal on VC0, minimal on VC1, into and
-	 * inside the destination group on VC2); MIN never uses phase 0 and
-	 * needs two VCs, as [DF] §4.1 says. Ranks keep the VC index
-	 * non-decreasing along every path, which is what makes it acyclic.
+	 * inside the destination group on VC2); MIN uses neither the
+	 * provisional nor the to-intermediate phase and needs two VCs, as
+	 * [DF] §4.1 says. PAR adds the provisional phase on local links only:
+	 * 4 local VCs, 2 global. Ranks keep the VC index non-decreasing along
+	 * every path; the exhaustive check below proves the rest (no cycle
+	 * among hops of equal VC), for this very wiring.
 	 */
 	for (int c = 0; c < DF_LINK_NCLASS; c++) {
 		uint8_t n = 0;

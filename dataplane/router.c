@@ -56,9 +56,12 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		if (p->cls != DF_LINK_TERMINAL) {
 			/* In transit the route does not depend on time: take
 			 * it now, so the output's queue counts this packet
-			 * while it waits. */
+			 * while it waits. A packet on a provisional minimal
+			 * hop (PAR) is decided again at the head of the
+			 * queue instead, on the occupancy of that moment. */
 			pk->hops++;
-			route_here(r, pk);
+			if (pk->phase != DF_PH_SRC_MIN)
+				route_here(r, pk);
 		}
 		n++;
 	}
@@ -161,10 +164,11 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	uint64_t ready, finish;
 
 	if (pk->out_port == DF_PORT_NONE) {
-		/* The source router decides once per packet, when the packet
-		 * is at the head of its injection queue: the occupancy it
-		 * reads is the current one ([DF] §4.2; NOTES pitfall 13). */
-		r->lc->run->eng->inject(r, pk);
+		/* The source router decides once per packet (PAR: and each
+		 * router reached provisionally), when the packet is at the
+		 * head of its queue: the occupancy it reads is the current
+		 * one ([DF] §4.2; NOTES pitfall 13). */
+		r->lc->run->eng->decide(r, pk);
 		route_here(r, pk);
 	}
 	op = &r->port[pk->out_port];

@@ -18,6 +18,9 @@ struct dp_router {
 	uint32_t rr;	     /* round-robin start of switch allocation */
 	struct dp_lcore *lc;
 	uint64_t decisions_min, decisions_nonmin;
+	/* PAR: decisions taken again in transit, and those that left the
+	 * minimal path there */
+	uint64_t redecisions, switches;
 	uint64_t forwarded;
 	uint64_t td_min;   /* UGAL-L_CR: min t_d over outputs */
 	uint32_t dq_ports; /* UGAL-L_CR: input ports holding credits */

@@ -73,6 +73,8 @@ struct df_report {
 	uint64_t router_hops; /* packets forwarded by routers (all ports) */
 	/* source-router path decisions, in total and per router */
 	uint64_t decisions_min, decisions_nonmin;
+	/* PAR: decisions taken again in transit, and the switches among them */
+	uint64_t redecisions, switches;
 	uint64_t cr_delayed;	/* UGAL-L_CR: credits returned late */
 	double cr_delay_avg_ns; /* their average extra delay */
 	uint32_t nrouters;

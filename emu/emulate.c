@@ -733,6 +733,8 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 		rep->router_hops += ro->forwarded;
 		rep->decisions_min += ro->decisions_min;
 		rep->decisions_nonmin += ro->decisions_nonmin;
+		rep->redecisions += ro->redecisions;
+		rep->switches += ro->switches;
 		if (rep->router_min && rep->router_nonmin) {
 			rep->router_min[r] = ro->decisions_min;
 			rep->router_nonmin[r] = ro->decisions_nonmin;

@@ -63,8 +63,9 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 	const struct df_topo *t = &pl->topo;
 	uint32_t kmin = c->a * c->h / (c->g - 1);
 	uint32_t kmax = kmin + (c->a * c->h % (c->g - 1) != 0);
-	static const char *const ph[] = {"to-intermediate", "to-destination",
-					 "in-destination"};
+	static const char *const ph[DF_NPHASE] = {
+		"provisional-minimal", "to-intermediate", "to-destination",
+		"in-destination"};
 
 	fprintf(f, "dfemu plan for %s\n", c->path);
 	fprintf(f, "  topology     p=%u a=%u h=%u g=%u arrangement=%s\n", c->p,

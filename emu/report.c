@@ -110,12 +110,18 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			fprintf(f, " %d:%.1f%%", h,
 				100.0 * r->hops[h] / hops_total);
 	fprintf(f,
-		"\n  %-22s minimal %llu, non-minimal %llu (decisions at "
-		"source routers, all packets: %llu / %llu)\n",
+		"\n  %-22s minimal %llu, non-minimal %llu (decisions, all "
+		"packets: %llu / %llu)\n",
 		"paths", (unsigned long long)r->minimal,
 		(unsigned long long)r->nonminimal,
 		(unsigned long long)r->decisions_min,
 		(unsigned long long)r->decisions_nonmin);
+	if (c->algorithm == DF_ALG_PAR)
+		fprintf(f,
+			"  %-22s %llu decisions taken again in the source "
+			"group, %llu switched to non-minimal\n",
+			"in transit (PAR)", (unsigned long long)r->redecisions,
+			(unsigned long long)r->switches);
 	if (r->outputs)
 		print_credit_delay(f, r);
 	fprintf(f, "  %-22s p50 %llu  p99 %llu  max %llu%s\n", "lateness (ns)",
@@ -293,9 +299,12 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "]},\n");
 	fprintf(f,
 		"  \"decisions\": {\"minimal\": %llu, \"nonminimal\": %llu, "
+		"\"in_transit\": %llu, \"switched\": %llu, "
 		"\"per_router\": [",
 		(unsigned long long)r->decisions_min,
-		(unsigned long long)r->decisions_nonmin);
+		(unsigned long long)r->decisions_nonmin,
+		(unsigned long long)r->redecisions,
+		(unsigned long long)r->switches);
 	for (uint32_t i = 0; r->router_min && i < r->nrouters; i++)
 		fprintf(f, "%s[%llu, %llu]", i ? ", " : "",
 			(unsigned long long)r->router_min[i],

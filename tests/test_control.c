@@ -128,9 +128,10 @@ static void path_stats(const struct df_tables *tb, int val,
 	for (uint32_t s = 0; s < tb->nrouters; s++)
 		for (uint32_t gi = 0; gi < (val ? tb->g : 1); gi++)
 			for (uint32_t d = 0; d < tb->nrouters; d++) {
-				int n = df_path(tb, s, d,
-						val ? gi : DF_NO_GROUP, routers,
-						ports, vcs, 16);
+				int n = df_path(
+					tb, s, d, val ? gi : DF_NO_GROUP,
+					val ? DF_PH_TO_INTER : DF_PH_TO_DEST,
+					routers, ports, vcs, 16);
 				uint32_t ng = 0;
 				if (n < 0) {
 					ps->ok = 0;
@@ -188,6 +189,18 @@ static void test_routing(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
 				      tb.nvcs[DF_LINK_GLOBAL] == 1,
 			      "  MIN uses %u local / %u global VCs",
 			      tb.nvcs[DF_LINK_LOCAL], tb.nvcs[DF_LINK_GLOBAL]);
+		} else if (alg == DF_ALG_PAR) {
+			/* a provisional local hop, then a whole Valiant path */
+			CHECK(vi.max_hops <= 6 && vi.max_global <= 2,
+			      "  PAR paths <= 6 hops (%u), <= 2 global (%u)",
+			      vi.max_hops, vi.max_global);
+			if (a > 1 && g > 2 && h < g - 1)
+				CHECK(tb.nvcs[DF_LINK_LOCAL] == 4 &&
+					      tb.nvcs[DF_LINK_GLOBAL] == 2,
+				      "  PAR uses 4 local / 2 global VCs, got "
+				      "%u / %u",
+				      tb.nvcs[DF_LINK_LOCAL],
+				      tb.nvcs[DF_LINK_GLOBAL]);
 		} else {
 			CHECK(ps.ok && ps.max_hops <= 5 && ps.max_global <= 2,
 			      "  VAL paths <= 5 hops (%u), <= 2 global (%u)",
@@ -227,6 +240,23 @@ static void test_bad_plan(void)
 	memset(tb.vc_map, 0, sizeof(tb.vc_map));
 	CHECK(df_vcplan_check(&tb, DF_ALG_MIN, NULL, err, sizeof(err)) != 0,
 	      "deadlock check refuses MIN with one VC on local links: %s", err);
+	/* PAR: its provisional minimal hop on the VC of the Valiant hop that
+	 * may follow it in the source group. Two local hops in one group on
+	 * one VC close a cycle: that is why PAR needs a fourth local VC. */
+	c.algorithm = DF_ALG_PAR;
+	err[0] = '\0';
+	CHECK(df_vcplan_build(&tb, &c, NULL, err, sizeof(err)) == 0,
+	      "PAR: the plan with 4 local VCs is acyclic %s", err);
+	tb.vc_map[DF_LINK_LOCAL][DF_PH_SRC_MIN] =
+		tb.vc_map[DF_LINK_LOCAL][DF_PH_TO_INTER];
+	CHECK(df_vcplan_check(&tb, DF_ALG_PAR, NULL, err, sizeof(err)) != 0 &&
+		      strstr(err, "cycle"),
+	      "deadlock check refuses PAR without its extra local VC: %s", err);
+	c.link[DF_LINK_LOCAL].vcs = 3;
+	CHECK(df_vcplan_build(&tb, &c, NULL, err, sizeof(err)) != 0 &&
+		      strstr(err, "local_vcs = 3") && strstr(err, "needs 4") &&
+		      strstr(err, "provisional"),
+	      "PAR with 3 local VCs refused, the phases named: %s", err);
 	c.algorithm = DF_ALG_VAL;
 	c.link[DF_LINK_LOCAL].vcs = 2;
 	CHECK(df_vcplan_build(&tb, &c, NULL, err, sizeof(err)) != 0 &&

@@ -120,10 +120,11 @@ static void conservation(void)
 					CHECK(r.nonminimal == 0,
 					      "%s: MIN is all minimal", name);
 			}
-	/* the UGAL family: uniform and adversarial, conservation only */
-	static const char *const ugal[] = {"ugal-l", "ugal-g", "ugal-l-vc",
-					   "ugal-l-vch", "ugal-l-cr"};
-	for (int a = 0; a < 5; a++)
+	/* the UGAL family and PAR: uniform and adversarial, conservation */
+	static const char *const ugal[] = {"ugal-l",	"ugal-g",
+					   "ugal-l-vc", "ugal-l-vch",
+					   "ugal-l-cr", "par"};
+	for (int a = 0; a < 6; a++)
 		for (int adv = 0; adv < 2; adv++) {
 			char alg[64];
 			snprintf(alg, sizeof(alg), "routing.algorithm=%s",
@@ -153,6 +154,13 @@ static void conservation(void)
 				CHECK(r.nonminimal > 0,
 				      "%s: some packets routed non-minimally",
 				      name);
+			if (adv && a == 5)
+				CHECK(r.switches > 0 &&
+					      r.switches <= r.redecisions,
+				      "%s: %llu of %llu in-transit decisions "
+				      "switched to non-minimal",
+				      name, (unsigned long long)r.switches,
+				      (unsigned long long)r.redecisions);
 		}
 	/* g-1 not dividing a*h (1 or 2 links per pair), and g*a*h odd (one
 	 * global port unused) */

@@ -66,13 +66,13 @@ struct rig {
 	struct dp_router **routers;
 };
 
-static int rig_init(struct rig *g)
+static int rig_init(struct rig *g, enum df_algorithm alg)
 {
 	char err[512];
 
 	df_config_defaults(&g->cfg);
 	g->cfg.g = 9;
-	g->cfg.algorithm = DF_ALG_UGAL_L_VCH;
+	g->cfg.algorithm = alg;
 	if (df_topo_build(&g->topo, &g->cfg, err, sizeof(err)) ||
 	    df_tables_build(&g->tb, &g->topo, err, sizeof(err)) ||
 	    df_vcplan_build(&g->tb, &g->cfg, NULL, err, sizeof(err))) {
@@ -84,6 +84,7 @@ static int rig_init(struct rig *g)
 	g->lc = aligned_alloc(64, sizeof(*g->lc));
 	memset(g->lc, 0, sizeof(*g->lc));
 	g->lc->run = &g->run;
+	g->lc->rng = 0x9E3779B97F4A7C15ULL;
 	g->routers = calloc(g->topo.nrouters, sizeof(*g->routers));
 	for (uint32_t r = 0; r < g->topo.nrouters; r++) {
 		size_t sz = sizeof(struct dp_router) +
@@ -135,7 +136,7 @@ static void test_decide(void)
 	uint32_t gi, out_m, out_nm, gr, gp;
 	uint8_t ph, vc_m, vc_nm;
 
-	if (rig_init(&g))
+	if (rig_init(&g, DF_ALG_UGAL_L_VCH))
 		return;
 	/* a Valiant group whose first hop differs from the minimal one */
 	for (gi = 1; gi < 9; gi++) {
@@ -188,7 +189,7 @@ static void test_decide(void)
 	rig_free(&g);
 
 	/* VCH: both candidates on one port, VC queues decide */
-	if (rig_init(&g))
+	if (rig_init(&g, DF_ALG_UGAL_L_VCH))
 		return;
 	int found = 0;
 	for (uint32_t d = 4; d < g.topo.nrouters && !found; d++)
@@ -226,11 +227,100 @@ static void test_decide(void)
 	rig_free(&g);
 }
 
+/* PAR at the head of a queue: phase and fields as the engine leaves them */
+static struct dp_pkt par_at(struct rig *g, uint32_t r, uint32_t dst,
+			    uint32_t hops, uint8_t phase)
+{
+	struct dp_pkt pk;
+
+	memset(&pk, 0, sizeof(pk));
+	pk.dst_router = dst;
+	pk.hops = hops;
+	pk.phase = phase;
+	dp_par_engine.decide(g->routers[r], &pk);
+	return pk;
+}
+
+static void test_par(void)
+{
+	struct rig g;
+	struct dp_pkt pk;
+	uint32_t s = 0, dst = UINT32_MAX, r1 = 0, gport = 0, port;
+	uint8_t ph, vc;
+
+	if (rig_init(&g, DF_ALG_PAR))
+		return;
+	/* a destination whose minimal path leaves router 0 by a local hop */
+	for (uint32_t d = 4; d < g.topo.nrouters && dst == UINT32_MAX; d++) {
+		ph = DF_PH_TO_DEST;
+		port = df_next_hop(&g.tb, s, d, 0, DF_NO_GROUP, &ph, &vc);
+		if (g.tb.port_class[port] == DF_LINK_LOCAL) {
+			dst = d;
+			r1 = g.tb.peer_router[s * g.tb.nports + port];
+		}
+	}
+	CHECK(dst != UINT32_MAX, "PAR: a minimal path with a local first hop");
+	if (dst == UINT32_MAX) {
+		rig_free(&g);
+		return;
+	}
+	pk = par_at(&g, s, dst, 0, DF_PH_TO_DEST);
+	CHECK(pk.inter == DF_NO_GROUP && pk.phase == DF_PH_SRC_MIN,
+	      "PAR, empty network: minimal, provisional in the source group");
+	ph = pk.phase;
+	port = df_next_hop(&g.tb, s, dst, 0, pk.inter, &ph, &vc);
+	CHECK(vc == g.tb.vc_map[DF_LINK_LOCAL][DF_PH_SRC_MIN] && vc == 0,
+	      "PAR: the provisional local hop goes on local VC0 (got %u)", vc);
+	pk = par_at(&g, s, s + 1, 0, DF_PH_TO_DEST);
+	CHECK(pk.phase != DF_PH_SRC_MIN,
+	      "PAR: a destination in the source group is never provisional");
+	/* at the router the provisional hop reached: the minimal global
+	 * channel there is full, every other queue empty */
+	ph = DF_PH_TO_DEST;
+	gport = df_next_hop(&g.tb, r1, dst, 0, DF_NO_GROUP, &ph, &vc);
+	CHECK(g.tb.port_class[gport] == DF_LINK_GLOBAL,
+	      "PAR: the next router holds the minimal global channel");
+	pk = par_at(&g, r1, dst, 1, DF_PH_SRC_MIN);
+	CHECK(pk.inter == DF_NO_GROUP && g.routers[r1]->redecisions == 1 &&
+		      g.routers[r1]->switches == 0,
+	      "PAR in transit, channel free: stays minimal, one re-decision");
+	ph = pk.phase;
+	df_next_hop(&g.tb, r1, dst, 0, pk.inter, &ph, &vc);
+	CHECK(ph == DF_PH_TO_DEST &&
+		      vc == g.tb.vc_map[DF_LINK_GLOBAL][DF_PH_IN_DEST],
+	      "PAR: the global hop ends the provisional phase (phase %u, "
+	      "vc %u)",
+	      ph, vc);
+	g.routers[r1]->port[gport].credits[vc] = 0;
+	int nonmin = 0;
+	for (int i = 0; i < 20; i++) {
+		pk = par_at(&g, r1, dst, 1, DF_PH_SRC_MIN);
+		nonmin += pk.inter != DF_NO_GROUP;
+		if (pk.inter != DF_NO_GROUP)
+			CHECK(pk.phase == DF_PH_TO_INTER &&
+				      (pk.flags & DP_PKT_NONMIN),
+			      "PAR switch via group %u: Valiant phase, "
+			      "counted non-minimal",
+			      pk.inter);
+	}
+	CHECK(nonmin > 0 && g.routers[r1]->switches == (uint64_t)nonmin &&
+		      g.routers[r1]->redecisions == 21,
+	      "PAR in transit, minimal global channel full: %d of 20 switched "
+	      "to an intermediate group (the others drew the source or "
+	      "destination group)",
+	      nonmin);
+	pk = par_at(&g, s, dst, 0, DF_PH_TO_DEST);
+	CHECK(g.routers[s]->redecisions == 0,
+	      "PAR: decisions at the source are not re-decisions");
+	rig_free(&g);
+}
+
 int main(void)
 {
 	test_rule();
 	test_cr();
 	test_queues();
 	test_decide();
+	test_par();
 	return check_done();
 }

@@ -5,7 +5,7 @@
 #include "router.h"
 #include "tables.h"
 
-static void min_inject(struct dp_router *r, struct dp_pkt *pk)
+static void min_decide(struct dp_router *r, struct dp_pkt *pk)
 {
 	pk->inter = DF_NO_GROUP;
 	pk->phase = DF_PH_TO_DEST;
@@ -14,6 +14,6 @@ static void min_inject(struct dp_router *r, struct dp_pkt *pk)
 
 const struct dp_routing_engine dp_min_engine = {
 	.name = "min",
-	.inject = min_inject,
+	.decide = min_decide,
 	.route = dp_table_route,
 };

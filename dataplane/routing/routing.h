@@ -13,9 +13,11 @@ struct dp_router;
 
 struct dp_routing_engine {
 	const char *name;
-	/* At the source router, once per packet: path class and
-	 * intermediate group ([DF] §4.1-4.2). */
-	void (*inject)(struct dp_router *r, struct dp_pkt *pk);
+	/* Path class and intermediate group ([DF] §4.1-4.2), for the packet
+	 * at the head of its queue: at the source router, once per packet,
+	 * and again at each router a packet reaches on a provisional minimal
+	 * hop (DF_PH_SRC_MIN: PAR only). */
+	void (*decide)(struct dp_router *r, struct dp_pkt *pk);
 	/* At every router, for the packet at the head of an input queue:
 	 * output port and VC into pk->out_port / pk->out_vc. */
 	void (*route)(struct dp_router *r, struct dp_pkt *pk);
@@ -28,6 +30,7 @@ extern const struct dp_routing_engine dp_ugal_g_engine;
 extern const struct dp_routing_engine dp_ugal_l_vc_engine;
 extern const struct dp_routing_engine dp_ugal_l_vch_engine;
 extern const struct dp_routing_engine dp_ugal_l_cr_engine;
+extern const struct dp_routing_engine dp_par_engine;
 
 const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg);
 

@@ -31,6 +31,8 @@ const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg)
 		return &dp_ugal_l_vch_engine;
 	case DF_ALG_UGAL_L_CR:
 		return &dp_ugal_l_cr_engine;
+	case DF_ALG_PAR:
+		return &dp_par_engine;
 	default:
 		return NULL;
 	}

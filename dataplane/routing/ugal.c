@@ -84,14 +84,14 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 }
 
 #define UGAL_ENGINE(var, nm, mode)                                             \
-	static void var##_inject(struct dp_router *r, struct dp_pkt *pk)       \
+	static void var##_decide(struct dp_router *r, struct dp_pkt *pk)       \
 	{                                                                      \
 		dp_ugal_decide(r, pk, dp_rand_below(r->lc, r->lc->run->tb->g), \
 			       mode);                                          \
 	}                                                                      \
 	const struct dp_routing_engine var = {                                 \
 		.name = nm,                                                    \
-		.inject = var##_inject,                                        \
+		.decide = var##_decide,                                        \
 		.route = dp_table_route,                                       \
 	}
 

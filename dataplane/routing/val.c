@@ -10,7 +10,7 @@
 #include "tables.h"
 #include "worker.h"
 
-static void val_inject(struct dp_router *r, struct dp_pkt *pk)
+static void val_decide(struct dp_router *r, struct dp_pkt *pk)
 {
 	const struct df_tables *tb = r->lc->run->tb;
 	uint32_t gi = dp_rand_below(r->lc, tb->g);
@@ -30,6 +30,6 @@ static void val_inject(struct dp_router *r, struct dp_pkt *pk)
 
 const struct dp_routing_engine dp_val_engine = {
 	.name = "val",
-	.inject = val_inject,
+	.decide = val_decide,
 	.route = dp_table_route,
 };
