@@ -9,7 +9,7 @@
  */
 #include "router.h"
 #include "routing/routing.h"
-#include "routing/ugal_rule.h"
+#include "credit.h"
 #include "worker.h"
 
 static inline void qmask_set(struct dp_router *r, uint32_t i)
@@ -68,92 +68,6 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 	return n;
 }
 
-/* UGAL-L_CR: keep a credit until release time rel (in order per VC). */
-static void hold_credit(struct dp_router *r, struct dp_port *ip, uint32_t k,
-			uint32_t vc, uint64_t rel, uint32_t flits)
-{
-	struct dp_credit *c;
-
-	if (ip->dq_head[vc] != ip->dq_tail[vc]) {
-		uint64_t last =
-			ip->dq[vc][(ip->dq_tail[vc] - 1) & ip->dq_mask].due;
-		if (rel < last)
-			rel = last;
-	}
-	c = &ip->dq[vc][ip->dq_tail[vc]++ & ip->dq_mask];
-	c->due = rel;
-	c->vc = vc;
-	c->flits = flits;
-	r->dq_ports |= 1u << k;
-}
-
-/* Send the held credits whose release time has come. */
-static void release_credits(struct dp_router *r, uint64_t now)
-{
-	uint32_t ports = r->dq_ports;
-
-	while (ports) {
-		uint32_t k = __builtin_ctz(ports), pending = 0;
-		struct dp_port *ip = &r->port[k];
-
-		ports &= ports - 1;
-		for (uint32_t v = 0; v < ip->nvc; v++) {
-			while (ip->dq_head[v] != ip->dq_tail[v]) {
-				struct dp_credit *c =
-					&ip->dq[v]
-					       [ip->dq_head[v] & ip->dq_mask];
-				if (c->due > now) {
-					if (c->due < r->lc->next_event)
-						r->lc->next_event = c->due;
-					pending = 1;
-					break;
-				}
-				if (unlikely(dp_link_credit(ip->in, c->due, v,
-							    c->flits) != 0))
-					r->lc->st.enq_fail++;
-				ip->dq_head[v]++;
-			}
-		}
-		if (!pending)
-			r->dq_ports &= ~(1u << k);
-	}
-}
-
-/*
- * The input buffer space a departing packet held goes back upstream when
- * the packet has left (finish). UGAL-L_CR ([DF] §4.3.2): the output's
- * credit timestamp queue records the departure (start), and the credit may
- * be held back t_d(O) - min t_d; a held credit, and every later one of its
- * VC, waits in the input's per-VC queue so the link's other VCs go on.
- */
-static void return_credit(struct dp_router *r, struct dp_port *ip,
-			  struct dp_port *op, uint32_t qi, uint64_t start,
-			  uint64_t finish, const struct dp_pkt *pk)
-{
-	uint32_t vc = qi % DF_MAX_VC;
-
-	r->lc->st.credits_out++;
-	if (op->ctq[pk->out_vc] != NULL) {
-		uint64_t extra = dp_cr_extra(op->t_d, r->td_min,
-					     ip->cls == DF_LINK_LOCAL);
-
-		op->ctq[pk->out_vc][op->ctq_tail[pk->out_vc]++ & op->ctq_mask] =
-			start;
-		if (extra) {
-			op->cr_delayed++;
-			op->cr_delay_sum += extra;
-		}
-		if (ip->dq[vc] != NULL &&
-		    (extra || ip->dq_head[vc] != ip->dq_tail[vc])) {
-			hold_credit(r, ip, qi / DF_MAX_VC, vc, finish + extra,
-				    pk->flits);
-			return;
-		}
-	}
-	if (unlikely(dp_link_credit(ip->in, finish, vc, pk->flits) != 0))
-		r->lc->st.enq_fail++;
-}
-
 static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 {
 	struct dp_port *ip = &r->port[qi / DF_MAX_VC], *op;
@@ -188,7 +102,8 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len);
 	finish = op->out->busy_until;
 	q->last_start = finish - dp_link_ser(op->out, m->pkt_len);
-	return_credit(r, ip, op, qi, q->last_start, finish, pk);
+	dp_credit_return(r, ip, qi / DF_MAX_VC, vc, op, pk->out_vc,
+			 q->last_start, finish, pk->flits);
 	pk->vc = pk->out_vc;
 	if (unlikely(rte_ring_sp_enqueue(op->out->pkts, m) != 0))
 		r->lc->st.enq_fail++;
@@ -245,17 +160,6 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	return moved;
 }
 
-/* UGAL-L_CR: the smallest t_d over the router's network outputs. */
-static void update_td_min(struct dp_router *r)
-{
-	uint64_t m = UINT64_MAX;
-
-	for (uint32_t k = 0; k < r->nports; k++)
-		if (r->port[k].cls != DF_LINK_TERMINAL && r->port[k].t_d < m)
-			m = r->port[k].t_d;
-	r->td_min = m == UINT64_MAX ? 0 : m;
-}
-
 unsigned dp_router_step(struct dp_router *r, uint64_t now)
 {
 	unsigned work = 0, credits = 0;
@@ -270,8 +174,8 @@ unsigned dp_router_step(struct dp_router *r, uint64_t now)
 		work += c + receive(r, p, k, now);
 	}
 	if (credits && r->lc->run->credit_delay)
-		update_td_min(r);
+		dp_credit_td_min(r);
 	if (r->dq_ports)
-		release_credits(r, now);
+		dp_credit_release(r, now);
 	return work + allocate(r, now);
 }

@@ -39,6 +39,7 @@ run() { # name command...
 run control-san "$SAN/tests/test_control"
 run config-san "$SAN/tests/test_config" configs tests/data
 run ugal-san "$SAN/tests/test_ugal"
+run credit-san "$SAN/tests/test_credit"
 # dataplane on a real EAL, sanitizers on: conservation and accounting.
 run dataplane-san "$SAN/tests/test_dataplane" conservation
 # timing-sensitive tests on the optimised build
