@@ -49,6 +49,40 @@ assert abs(c["load"] - float(row["load"])) < 1e-9 and str(c["seed"]) == row["see
 assert abs(r["accepted_load"] - float(row["accepted_load"])) < 0.02
 PY
 ok $? "a CSV row's command reproduces the run"
+# --replot: the same plots again from the CSV, no runs
+rm -f "$TMP/out"/*.png
+tools/dfemu-sweep --dfemu "$DFEMU" --algorithms min,val \
+	--patterns adversarial --out "$TMP/out" --replot >"$TMP/log2" 2>&1 &&
+	head -c 4 "$TMP/out/adversarial-latency.png" | grep -q PNG &&
+	! grep -q '^\[' "$TMP/log2"
+ok $? "--replot redraws the plots from sweep.csv without running"
+# dfemu-validate: one sweep of the reproduction, two loads, short runs
+tools/dfemu-validate --dfemu "$DFEMU" --quick --only wc-b256 \
+	--set traffic.warmup_ms=20 --set traffic.measure_ms=80 \
+	--out "$TMP/val" >"$TMP/vlog" 2>&1
+ok $? "dfemu-validate --quick --only wc-b256 runs"
+python3 - "$TMP/val" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/wc-b256/sweep.csv")))
+assert len(rows) == 6, len(rows)
+assert {r["algorithm"] for r in rows} == {"ugal-l", "ugal-g", "ugal-l-cr"}
+for r in rows:
+    assert "links.global_buffer_flits=256" in r["command"], r["command"]
+    assert "links.global_bandwidth_gbps=0.025" in r["command"]
+    assert r["latency_min_avg_ns"] != "" and r["latency_nonmin_avg_ns"] != ""
+r = json.load(open(d + "/wc-b256/json/adversarial-ugal-l-0.25.json"))
+assert r["config"]["algorithm"] == "ugal-l"
+PY
+ok $? "validate: CSV rows with the 256-flit, 0.025 Gb/s set-up and kept JSON"
+for f in wc-b256-ugal-l-paths.png wc-b256-ugal-l-hist.png; do
+	head -c 4 "$TMP/val/$f" 2>/dev/null | grep -q PNG
+	ok $? "validate: $f drawn"
+done
+tools/dfemu-validate --dfemu "$DFEMU" --only nosuch --out "$TMP/v2" \
+	>/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "allowed: ur, wc" "$TMP/err"
+ok $? "validate: unknown --only sweep refused, the sweeps listed"
 tools/dfemu-sweep --dfemu "$DFEMU" --loads 0.5:0.1:0.1 --out "$TMP/x" \
 	>/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "START:STOP:STEP" "$TMP/err"
