@@ -31,9 +31,11 @@ struct key_def {
 };
 
 static const char *const arr_names[] = {"relative", "absolute", NULL};
-static const char *const alg_names[] = {"min",	     "val",	  "ugal-l",
-					"ugal-g",    "ugal-l-vc", "ugal-l-vch",
-					"ugal-l-cr", "par",	  NULL};
+static const char *const alg_names[] = {
+	"min",	      "val",	   "ugal-l", "ugal-g", "ugal-l-vc",
+	"ugal-l-vch", "ugal-l-cr", "par",    "ofar",   NULL};
+static const char *const ring_names[] = {"uni", "bi", NULL};
+static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 					NULL};
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
@@ -47,6 +49,14 @@ const char *df_arrangement_name(enum df_arrangement a)
 const char *df_algorithm_name(enum df_algorithm a)
 {
 	return alg_names[a];
+}
+const char *df_cm_name(enum df_cm c)
+{
+	return cm_names[c];
+}
+const char *df_ring_dir_name(enum df_ring_dir d)
+{
+	return ring_names[d];
 }
 const char *df_pattern_name(enum df_pattern p)
 {
@@ -97,6 +107,21 @@ static const struct key_def keys[] = {
 	 "routing algorithm"},
 	{"routing", "ugal_bias", K_U32, OFF(ugal_bias), 0, 1000000, NULL,
 	 "UGAL: flits added in favour of the minimal path"},
+	{"routing", "misroute_threshold", K_DBL, OFF(misroute_threshold), 0, 1,
+	 NULL,
+	 "OFAR: a non-minimal port is eligible when its occupancy is at most "
+	 "this fraction of the minimal port's"},
+	{"routing", "ring", K_ENUM, OFF(ring), 0, 0, ring_names,
+	 "OFAR escape ring direction (bi: shortest direction)"},
+	{"routing", "escape_cap", K_U32, OFF(escape_cap), 1, 255, NULL,
+	 "OFAR: escape-ring entries after which a packet stays in the ring"},
+	{"routing", "cm", K_ENUM, OFF(cm), 0, 0, cm_names,
+	 "OFAR congestion management on injection ([OC] §IV)"},
+	{"routing", "bcm_bubble", K_U32, OFF(bcm_bubble), 1, 64, NULL,
+	 "OFAR BCM: packets of room required beyond the packet itself"},
+	{"routing", "ecm_threshold", K_DBL, OFF(ecm_threshold), 0, 1, NULL,
+	 "OFAR ECM: no injection while every escape buffer of the router is "
+	 "fuller than this fraction"},
 	{"routing", "seed", K_U64, OFF(seed), 0, 1.8e19, NULL,
 	 "random seed (VAL intermediates, traffic)"},
 	{"traffic", "pattern", K_ENUM, OFF(pattern), 0, 0, pat_names,
@@ -154,6 +179,12 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->flit_bytes = 64;
 	cfg->algorithm = DF_ALG_MIN;
 	cfg->seed = 1;
+	cfg->misroute_threshold = 0.9;
+	cfg->ring = DF_RING_UNI;
+	cfg->escape_cap = 15;
+	cfg->cm = DF_CM_BCM;
+	cfg->bcm_bubble = 2;
+	cfg->ecm_threshold = 0.5;
 	cfg->pattern = DF_PAT_UNIFORM;
 	cfg->shift = 1;
 	cfg->load = 0.3;

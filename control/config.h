@@ -27,6 +27,7 @@ enum df_algorithm {
 	DF_ALG_UGAL_L_VCH = 5, /* [DF] §4.3.1, hybrid port/VC */
 	DF_ALG_UGAL_L_CR = 6,  /* [DF] §4.3.2, VCH + delayed credits */
 	DF_ALG_PAR = 7,	       /* UGAL-L re-decided in the source group */
+	DF_ALG_OFAR = 8,       /* [OC]: in-transit adaptive, escape ring */
 	DF_ALG_COUNT,
 };
 
@@ -45,6 +46,17 @@ enum df_process {
 
 #define DF_MAX_VC 4
 
+enum df_ring_dir {
+	DF_RING_UNI = 0, /* one direction: up to N - 1 hops */
+	DF_RING_BI = 1,	 /* shortest direction: up to N / 2 hops */
+};
+
+enum df_cm {
+	DF_CM_NONE = 0,
+	DF_CM_BCM = 1, /* [OC] §IV: bubble on injection */
+	DF_CM_ECM = 2, /* [OC] §IV: escape buffers' occupancy */
+};
+
 struct df_link_params {
 	uint64_t latency_ns;
 	double bandwidth_gbps; /* 0 = unlimited (benchmarks only) */
@@ -53,7 +65,7 @@ struct df_link_params {
 	uint32_t vcs;
 };
 
-#define DF_CFG_MAX_KEYS 48
+#define DF_CFG_MAX_KEYS 64
 
 struct df_config {
 	char path[256]; /* file the config came from, for messages */
@@ -74,6 +86,13 @@ struct df_config {
 	uint64_t seed;
 	uint32_t ugal_bias; /* flits in favour of minimal: q_m*H_m <= q_nm*H_nm
 			       + bias */
+	/* OFAR ([OC]) */
+	double misroute_threshold; /* non-minimal eligible at <= this x min */
+	enum df_ring_dir ring;
+	uint32_t escape_cap; /* escape entries before staying in the ring */
+	enum df_cm cm;
+	uint32_t bcm_bubble;  /* packets of room beyond the packet itself */
+	double ecm_threshold; /* fraction of the escape buffers */
 
 	/* [traffic] */
 	enum df_pattern pattern;
@@ -96,7 +115,7 @@ struct df_config {
 /* Does the algorithm route through intermediate groups (VAL paths)? */
 static inline int df_alg_nonminimal(enum df_algorithm a)
 {
-	return a != DF_ALG_MIN;
+	return a != DF_ALG_MIN && a != DF_ALG_OFAR;
 }
 
 /* Names for reports and messages. */
@@ -104,6 +123,8 @@ const char *df_arrangement_name(enum df_arrangement a);
 const char *df_algorithm_name(enum df_algorithm a);
 const char *df_pattern_name(enum df_pattern p);
 const char *df_process_name(enum df_process p);
+const char *df_cm_name(enum df_cm c);
+const char *df_ring_dir_name(enum df_ring_dir d);
 const char *df_link_class_name(enum df_link_class c);
 
 /* Fill every field with its documented default. */

@@ -41,6 +41,9 @@ struct df_tables {
 	uint8_t vc_map[DF_LINK_NCLASS][DF_NPHASE];
 	uint8_t nvcs[DF_LINK_NCLASS]; /* VCs the plan uses per class */
 	uint8_t phase_used[DF_LINK_NCLASS][DF_NPHASE];
+	/* OFAR: 1 if ring links carry one escape VC, index nvcs[class],
+	 * after the canonical ones ([OC] "(+1)") */
+	uint8_t esc;
 };
 
 /*

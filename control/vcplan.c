@@ -298,6 +298,46 @@ out:
 	return rc;
 }
 
+/*
+ * OFAR ([OC] §III): the canonical VCs are used fully adaptively, with no
+ * order, so the channel-dependency graph is cyclic on purpose; deadlock
+ * freedom comes from the escape ring with bubble flow control (ring.c,
+ * checked by the plan). Default 3/2(+1), the notation of [OC] §V.
+ */
+static int ofar_plan(struct df_tables *tb, const struct df_config *cfg,
+		     struct df_vcplan_info *info, char *err, size_t errlen)
+{
+	static const uint8_t dflt[DF_LINK_NCLASS] = {1, 3, 2};
+
+	memset(tb->vc_map, 0, sizeof(tb->vc_map));
+	memset(tb->phase_used, 0, sizeof(tb->phase_used));
+	for (int c = 0; c < DF_LINK_NCLASS; c++) {
+		uint32_t want = cfg->link[c].vcs ? cfg->link[c].vcs : dflt[c];
+		if (c == DF_LINK_TERMINAL) {
+			tb->nvcs[c] = 1;
+			continue;
+		}
+		if (want + 1 > DF_MAX_VC) {
+			char key[32];
+			snprintf(key, sizeof(key), "%s_vcs",
+				 df_link_class_name(c));
+			snprintf(
+				err, errlen,
+				"%s: [links] %s = %u is too many for [routing] "
+				"algorithm = ofar: the escape ring adds one VC "
+				"and a port has at most %d; allowed: 1..%d",
+				df_config_origin(cfg, "links", key), key, want,
+				DF_MAX_VC, DF_MAX_VC - 1);
+			return -1;
+		}
+		tb->nvcs[c] = want;
+	}
+	tb->esc = 1;
+	if (info)
+		memset(info, 0, sizeof(*info));
+	return 0;
+}
+
 int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 		    struct df_vcplan_info *info, char *err, size_t errlen)
 {
@@ -306,6 +346,9 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 		"provisional minimal in source group", "to intermediate group",
 		"to destination group", "in destination group"};
 
+	tb->esc = 0;
+	if (cfg->algorithm == DF_ALG_OFAR)
+		return ofar_plan(tb, cfg, info, err, errlen);
 	/* Identity map first: the VC of each hop is then its phase. */
 	for (int c = 0; c < DF_LINK_NCLASS; c++)
 		for (int ph = 0; ph < DF_NPHASE; ph++)

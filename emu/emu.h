@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "place.h"
+#include "ring.h"
 #include "tables.h"
 #include "vcplan.h"
 #include "wiring.h"
@@ -18,6 +19,7 @@ struct df_plan {
 	struct df_topo topo;
 	struct df_tables tb;
 	struct df_vcplan_info vci;
+	struct df_ring ring; /* OFAR's escape ring (n = 0 otherwise) */
 	uint16_t *worker_of; /* [router] */
 	uint32_t nworkers;
 };

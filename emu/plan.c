@@ -4,6 +4,45 @@
 
 #include "emu.h"
 
+/*
+ * OFAR's escape ring and the buffer sizes its bubble flow control needs
+ * ([OC] §III-A: entering the ring needs room for two packets in the next
+ * ring buffer; BCM needs 1 + bubble packets in a canonical one, §IV).
+ */
+static int escape_plan(struct df_plan *pl, char *err, size_t errlen)
+{
+	const struct df_config *c = &pl->cfg;
+	uint32_t flits = (c->packet_bytes + c->flit_bytes - 1) / c->flit_bytes;
+
+	if (df_ring_build(&pl->ring, &pl->topo, err, errlen))
+		return -1;
+	for (int k = DF_LINK_LOCAL; k <= DF_LINK_GLOBAL; k++) {
+		uint32_t have = c->link[k].buffer_flits;
+		uint32_t need = 2 * flits;
+		const char *why =
+			"the escape ring's bubble rule needs room for "
+			"2 packets";
+		char key[32];
+
+		if (c->cm == DF_CM_BCM && (1 + c->bcm_bubble) * flits > need) {
+			need = (1 + c->bcm_bubble) * flits;
+			why = "BCM needs room for 1 packet + bcm_bubble";
+		}
+		if (have >= need)
+			continue;
+		snprintf(key, sizeof(key), "%s_buffer_flits",
+			 df_link_class_name(k));
+		snprintf(err, errlen,
+			 "%s: [links] %s = %u is too small for [routing] "
+			 "algorithm = ofar: %s of %u flits (packet_bytes %u / "
+			 "flit_bytes %u); allowed: %u or more",
+			 df_config_origin(c, "links", key), key, have, why,
+			 flits, c->packet_bytes, c->flit_bytes, need);
+		return -1;
+	}
+	return 0;
+}
+
 int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 		  uint32_t nworkers_avail, char *err, size_t errlen)
 {
@@ -16,6 +55,8 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 	if (df_tables_build(&pl->tb, &pl->topo, err, errlen))
 		goto fail;
 	if (df_vcplan_build(&pl->tb, cfg, &pl->vci, err, errlen))
+		goto fail;
+	if (pl->tb.esc && escape_plan(pl, err, errlen))
 		goto fail;
 	pl->worker_of = calloc(pl->topo.nrouters, sizeof(*pl->worker_of));
 	if (pl->worker_of == NULL) {
@@ -53,8 +94,37 @@ void df_plan_free(struct df_plan *pl)
 {
 	df_topo_free(&pl->topo);
 	df_tables_free(&pl->tb);
+	df_ring_free(&pl->ring);
 	free(pl->worker_of);
 	pl->worker_of = NULL;
+}
+
+static void ofar_summary(const struct df_plan *pl, FILE *f)
+{
+	const struct df_config *c = &pl->cfg;
+	const struct df_ring *ring = &pl->ring;
+
+	fprintf(f,
+		"  routing      ofar: in-transit adaptive, misroute threshold "
+		"%.2f, cm %s",
+		c->misroute_threshold, df_cm_name(c->cm));
+	if (c->cm == DF_CM_BCM)
+		fprintf(f, " (bubble %u packets)", c->bcm_bubble);
+	else if (c->cm == DF_CM_ECM)
+		fprintf(f, " (threshold %.2f)", c->ecm_threshold);
+	fprintf(f,
+		"\n  VCs          %u/%u(+1): canonical VCs fully adaptive, "
+		"one escape VC on the ring's links\n",
+		pl->tb.nvcs[DF_LINK_LOCAL], pl->tb.nvcs[DF_LINK_GLOBAL]);
+	fprintf(f,
+		"  escape ring  %u routers, %s, groups in order G -> G+%u, "
+		"starts r%u r%u r%u ...; packets stay after %u entries\n",
+		ring->n, c->ring == DF_RING_BI ? "bidirectional" : "one way",
+		ring->step, ring->order[0], ring->order[1 % ring->n],
+		ring->order[2 % ring->n], c->escape_cap);
+	fprintf(f, "  deadlock     checked: the ring visits every router once "
+		   "over existing links; bubble flow control ([OC] §III-A) "
+		   "with buffers of at least 2 packets\n");
 }
 
 void df_plan_summary(const struct df_plan *pl, FILE *f)
@@ -85,6 +155,10 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 			c->g - 1);
 	fprintf(f, ")\n");
 	fprintf(f, "  wiring       checked: every port used once, symmetric\n");
+	if (pl->tb.esc) {
+		ofar_summary(pl, f);
+		goto placement;
+	}
 	fprintf(f,
 		"  routing      %s: %llu paths, longest %u hops (%u global)\n",
 		df_algorithm_name(c->algorithm),
@@ -110,6 +184,7 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 		"%llu dependencies)\n",
 		(unsigned long long)pl->vci.channels,
 		(unsigned long long)pl->vci.dependencies);
+placement:
 	fprintf(f, "  placement    %u worker lcore(s):", pl->nworkers);
 	for (uint32_t w = 0; w < pl->nworkers; w++) {
 		uint32_t lo = UINT32_MAX, hi = 0;

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "config.h"
 #include "place.h"
+#include "ring.h"
 #include "tables.h"
 #include "vcplan.h"
 #include "wiring.h"
@@ -165,6 +166,8 @@ static void test_routing(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
 	char err[512] = "";
 
 	for (int alg = 0; alg < DF_ALG_COUNT; alg++) {
+		if (alg == DF_ALG_OFAR)
+			continue; /* no VC order to check: test_ring() */
 		cfg_of(&c, p, a, h, g, arr, alg);
 		if (df_topo_build(&t, &c, err, sizeof(err)) ||
 		    df_tables_build(&tb, &t, err, sizeof(err))) {
@@ -295,6 +298,39 @@ static void test_place(void)
 	      "placement: 9 routers per lcore, groups of 9");
 }
 
+/* OFAR's escape ring: every router once, over existing links; a ring
+ * with two routers swapped is refused. */
+static void test_ring(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
+		      enum df_arrangement arr)
+{
+	struct df_config c;
+	struct df_topo t;
+	struct df_ring ring;
+	char err[512] = "";
+
+	cfg_of(&c, p, a, h, g, arr, DF_ALG_OFAR);
+	if (df_topo_build(&t, &c, err, sizeof(err))) {
+		CHECK(0, "ring topology: %s", err);
+		return;
+	}
+	int built = df_ring_build(&ring, &t, err, sizeof(err)) == 0;
+	CHECK(built,
+	      "escape ring p=%u a=%u h=%u g=%u %s: %u routers, every one "
+	      "once, consecutive ones linked (groups G -> G+%u) %s",
+	      p, a, h, g, df_arrangement_name(arr), built ? ring.n : 0,
+	      built ? ring.step : 0, err);
+	if (built && ring.n > 3) {
+		uint32_t x = ring.order[1];
+		ring.order[1] = ring.order[2];
+		ring.order[2] = x;
+		CHECK(df_ring_check(&ring, &t, err, sizeof(err)) != 0,
+		      "  a ring with two routers swapped is refused: %s", err);
+	}
+	if (built)
+		df_ring_free(&ring);
+	df_topo_free(&t);
+}
+
 int main(void)
 {
 	static const uint32_t shapes[][4] = {
@@ -311,6 +347,8 @@ int main(void)
 				    shapes[i][3], arr);
 			test_routing(shapes[i][0], shapes[i][1], shapes[i][2],
 				     shapes[i][3], arr);
+			test_ring(shapes[i][0], shapes[i][1], shapes[i][2],
+				  shapes[i][3], arr);
 		}
 	test_reference_counts();
 	test_bad_plan();
