@@ -35,6 +35,7 @@ static const char *const alg_names[] = {
 	"min",	      "val",	   "ugal-l", "ugal-g", "ugal-l-vc",
 	"ugal-l-vch", "ugal-l-cr", "par",    "ofar",   NULL};
 static const char *const ring_names[] = {"uni", "bi", NULL};
+static const char *const finish_names[] = {"keep", "stop", NULL};
 static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 					NULL};
@@ -142,6 +143,9 @@ static const struct key_def keys[] = {
 	 NULL, "give up draining after this long (ms)"},
 	{"traffic", "source_queue", K_U32, OFF(source_queue), 1, 1 << 24, NULL,
 	 "packets a terminal may hold before injection (more are dropped)"},
+	{"traffic", "finish", K_ENUM, OFF(finish), 0, 0, finish_names,
+	 "after the window: keep generating until the measured packets are "
+	 "out, or stop and drain (queued packets still enter)"},
 	{"run", "workers", K_U32, OFF(workers), 0, 128, NULL,
 	 "worker lcores (0 = auto: free CPUs, at least 1)"},
 	{"run", "routers_per_lcore", K_U32, OFF(routers_per_lcore), 0, 4096,

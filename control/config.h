@@ -46,6 +46,13 @@ enum df_process {
 
 #define DF_MAX_VC 4
 
+/* What generation does once the measurement window has closed. */
+enum df_finish {
+	DF_FINISH_KEEP = 0, /* go on until the measured packets are out
+			       ([DF] §4.2: the network stays loaded) */
+	DF_FINISH_STOP = 1, /* stop; queued packets still enter; drain */
+};
+
 enum df_ring_dir {
 	DF_RING_UNI = 0, /* one direction: up to N - 1 hops */
 	DF_RING_BI = 1,	 /* shortest direction: up to N / 2 hops */
@@ -102,6 +109,7 @@ struct df_config {
 	enum df_process process;
 	uint64_t warmup_ms, measure_ms, drain_timeout_ms;
 	uint32_t source_queue;
+	enum df_finish finish;
 
 	/* [run] */
 	uint32_t workers;	    /* 0 = auto: one per free CPU, at least 1 */

@@ -10,8 +10,11 @@
 
 #include <rte_mbuf.h>
 
-#define DP_PKT_MEASURED 0x01 /* generated inside the measurement window */
-#define DP_PKT_NONMIN	0x02 /* routed through an intermediate group */
+#define DP_PKT_MEASURED	 0x01 /* generated inside the measurement window */
+#define DP_PKT_NONMIN	 0x02 /* routed through an intermediate group */
+#define DP_PKT_ESCAPE	 0x04 /* OFAR: in the escape ring */
+#define DP_PKT_RING_REV	 0x08 /* OFAR: going round the ring backwards */
+#define DP_PKT_GMIS_NEXT 0x10 /* OFAR: local hop taken to misroute globally */
 
 struct dp_pkt {
 	uint64_t gen_tsc; /* generation time: latency includes source queue */
@@ -27,6 +30,8 @@ struct dp_pkt {
 	uint8_t out_vc;
 	uint8_t hops; /* router-to-router hops taken */
 	uint8_t flags;
+	uint8_t esc_n;	   /* OFAR: escape-ring entries so far */
+	uint16_t lmis_grp; /* OFAR: 1 + group of the last local misroute */
 };
 
 #define DP_PKT_PRIV_SIZE RTE_ALIGN(sizeof(struct dp_pkt), RTE_MBUF_PRIV_ALIGN)

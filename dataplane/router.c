@@ -60,7 +60,8 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 			 * hop (PAR) is decided again at the head of the
 			 * queue instead, on the occupancy of that moment. */
 			pk->hops++;
-			if (pk->phase != DF_PH_SRC_MIN)
+			if (pk->phase != DF_PH_SRC_MIN &&
+			    r->lc->run->eng->select == NULL)
 				route_here(r, pk);
 		}
 		n++;
@@ -77,19 +78,30 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	struct dp_pkt *pk = dp_pkt(m);
 	uint64_t ready, finish;
 
-	if (pk->out_port == DF_PORT_NONE) {
-		/* The source router decides once per packet (PAR: and each
-		 * router reached provisionally), when the packet is at the
-		 * head of its queue: the occupancy it reads is the current
-		 * one ([DF] §4.2; NOTES pitfall 13). */
-		r->lc->run->eng->decide(r, pk);
-		route_here(r, pk);
+	if (r->lc->run->eng->select != NULL) {
+		/* fully adaptive: whatever can take the packet now */
+		if (!r->lc->run->eng->select(r, pk, ip->cls == DF_LINK_TERMINAL,
+					     now))
+			return 0;
+		op = &r->port[pk->out_port];
+	} else {
+		if (pk->out_port == DF_PORT_NONE) {
+			/* The source router decides once per packet (PAR:
+			 * and each router reached provisionally), when the
+			 * packet is at the head of its queue: the occupancy
+			 * it reads is the current one ([DF] §4.2; NOTES
+			 * pitfall 13). */
+			r->lc->run->eng->decide(r, pk);
+			route_here(r, pk);
+		}
+		op = &r->port[pk->out_port];
+		/* the serializer must be free (DESIGN.md §2 step 4) and the
+		 * downstream VC must have room for the whole packet (VCT) */
+		if (op->out->busy_until > now ||
+		    op->credits[pk->out_vc] < pk->flits)
+			return 0;
+		op->waiting[pk->out_vc] -= pk->flits;
 	}
-	op = &r->port[pk->out_port];
-	/* the serializer must be free (DESIGN.md §2 step 4) and the
-	 * downstream VC must have room for the whole packet (VCT) */
-	if (op->out->busy_until > now || op->credits[pk->out_vc] < pk->flits)
-		return 0;
 	/* The packet could not leave before it arrived, before the packet
 	 * ahead of it in the queue left, nor before the credit it uses. */
 	ready = pk->due_tsc;
@@ -98,7 +110,6 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	if (op->credit_t[pk->out_vc] > ready)
 		ready = op->credit_t[pk->out_vc];
 	op->credits[pk->out_vc] -= pk->flits;
-	op->waiting[pk->out_vc] -= pk->flits;
 	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len);
 	finish = op->out->busy_until;
 	q->last_start = finish - dp_link_ser(op->out, m->pkt_len);

@@ -21,6 +21,8 @@ struct dp_router {
 	/* PAR: decisions taken again in transit, and those that left the
 	 * minimal path there */
 	uint64_t redecisions, switches;
+	/* OFAR: in-transit misroutes (local, global) and escape-ring entries */
+	uint64_t mis_local, mis_global, esc_entries;
 	uint64_t forwarded;
 	uint64_t td_min;   /* UGAL-L_CR: min t_d over outputs */
 	uint32_t dq_ports; /* UGAL-L_CR: input ports holding credits */

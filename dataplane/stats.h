@@ -63,6 +63,7 @@ struct dp_stats {
 	uint64_t not_injected; /* left in source queues when generation ended */
 	uint64_t minimal, nonminimal;
 	uint64_t hops[DP_MAX_HOPS];
+	uint64_t escapes[DP_MAX_HOPS]; /* OFAR: escape-ring entries */
 	uint64_t corrupt;  /* delivered frames whose payload was wrong */
 	uint64_t enq_fail; /* ring full: a sizing bug, never expected */
 	uint64_t credits_out, credits_in; /* credit messages sent, applied */

@@ -205,6 +205,8 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
 		dp_hist_add(&lc->st.latency[nonmin], pk->due_tsc - pk->gen_tsc);
 		lc->st.hops[pk->hops < DP_MAX_HOPS ? pk->hops
 						   : DP_MAX_HOPS - 1]++;
+		lc->st.escapes[pk->esc_n < DP_MAX_HOPS ? pk->esc_n
+						       : DP_MAX_HOPS - 1]++;
 		if (nonmin)
 			lc->st.nonminimal++;
 		else
@@ -233,7 +235,7 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now)
 	}
 	if (lc->gen_on)
 		generate(t, now);
-	else if (t->sq_head != t->sq_tail)
+	else if (t->sq_head != t->sq_tail && !lc->run->inject_rest)
 		dp_term_flush(t); /* generation ended: the rest never enters */
 	while (t->sq_head != t->sq_tail && inject_one(t, now))
 		work++;

@@ -8,6 +8,7 @@
 #include <rte_mempool.h>
 
 #include "config.h"
+#include "ring.h"
 #include "tables.h"
 #include "port.h"
 #include "router.h"
@@ -26,7 +27,16 @@ struct dp_run {
 	struct dp_router *const *routers; /* all, by id (UGAL-G reads them) */
 	uint32_t ugal_bias;
 	int credit_delay; /* UGAL-L_CR: delayed credits ([DF] §4.3.2) */
+	/* OFAR ([OC]) */
+	const struct df_ring *ring; /* escape ring, NULL for other algorithms */
+	int ring_bi;
+	uint32_t misroute_q8; /* threshold x 256 */
+	uint32_t escape_cap;
+	enum df_cm cm;
+	uint32_t bcm_bubble;
+	uint32_t ecm_q8; /* threshold x 256 */
 	/* traffic */
+	int inject_rest; /* when generation stops, inject what is queued */
 	enum df_pattern pattern;
 	enum df_process process;
 	uint32_t shift, packet_bytes, pkt_flits;

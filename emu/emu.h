@@ -58,6 +58,7 @@ struct df_report {
 	struct df_latency lat_path[2]; /* [0] minimal, [1] non-minimal paths */
 	struct dp_hist *lat_hist[2];   /* their histograms (TSC), malloc'd */
 	uint64_t hops[DP_MAX_HOPS];
+	uint64_t escapes[DP_MAX_HOPS]; /* OFAR: measured packets by entries */
 	uint64_t minimal, nonminimal;
 	uint64_t late_p50_ns, late_p99_ns, late_max_ns;
 	int lateness_ok;
@@ -77,6 +78,8 @@ struct df_report {
 	uint64_t decisions_min, decisions_nonmin;
 	/* PAR: decisions taken again in transit, and the switches among them */
 	uint64_t redecisions, switches;
+	/* OFAR: in-transit misroutes and escape-ring entries, all packets */
+	uint64_t mis_local, mis_global, esc_entries;
 	uint64_t cr_delayed;	/* UGAL-L_CR: credits returned late */
 	double cr_delay_avg_ns; /* their average extra delay */
 	uint32_t nrouters;

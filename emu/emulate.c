@@ -52,7 +52,9 @@ static uint64_t ns_to_tsc(double hz, uint64_t ns)
  * over all its VCs: bounds the packets and credit messages in flight. */
 static uint32_t buffer_total(const struct df_plan *pl, int c)
 {
-	return pl->tb.nvcs[c] * pl->cfg.link[c].buffer_flits;
+	uint32_t esc = c == DF_LINK_TERMINAL ? 0 : pl->tb.esc;
+
+	return (pl->tb.nvcs[c] + esc) * pl->cfg.link[c].buffer_flits;
 }
 
 static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
@@ -96,10 +98,11 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 /* Port state: downstream credits for the link we send on, input queues
  * for the link we receive from. */
 static int port_init(struct emu *e, struct dp_port *p, int cls,
-		     struct dp_link *out, struct dp_link *in, int queues)
+		     struct dp_link *out, struct dp_link *in, int queues,
+		     int escape)
 {
 	const struct df_plan *pl = e->pl;
-	uint32_t nvc = cls == DF_LINK_TERMINAL ? 1 : pl->tb.nvcs[cls];
+	uint32_t nvc = cls == DF_LINK_TERMINAL ? 1 : pl->tb.nvcs[cls] + escape;
 	uint32_t flits = pl->cfg.link[cls].buffer_flits;
 
 	p->cls = cls;
@@ -215,7 +218,11 @@ static int build_nodes(struct emu *e)
 				in = &e->links[pi->peer * t->nports +
 					       pi->peer_port];
 			}
-			if (port_init(e, &ro->port[k], pi->cls, out, in, 1))
+			/* OFAR: one escape VC on the ring's links */
+			int esc = pl->ring.n > 1 && (k == pl->ring.next[r] ||
+						     k == pl->ring.prev[r]);
+			if (port_init(e, &ro->port[k], pi->cls, out, in, 1,
+				      esc))
 				return -1;
 		}
 	}
@@ -235,7 +242,7 @@ static int build_nodes(struct emu *e)
 		if (te->srcq == NULL)
 			goto oom;
 		if (port_init(e, &te->port, DF_LINK_TERMINAL, &e->links[rp + i],
-			      &e->links[rp + t->nterms + i], 0))
+			      &e->links[rp + t->nterms + i], 0, 0))
 			return -1;
 	}
 	return 0;
@@ -388,6 +395,17 @@ static void init_run(struct emu *e)
 	run->eng = dp_routing_engine(c->algorithm);
 	run->ugal_bias = c->ugal_bias;
 	run->credit_delay = c->algorithm == DF_ALG_UGAL_L_CR;
+	if (e->pl->tb.esc) {
+		run->ring = &e->pl->ring;
+		run->ring_bi = c->ring == DF_RING_BI;
+		run->misroute_q8 =
+			(uint32_t)(c->misroute_threshold * 256 + 0.5);
+		run->escape_cap = c->escape_cap;
+		run->cm = c->cm;
+		run->bcm_bubble = c->bcm_bubble;
+		run->ecm_q8 = (uint32_t)(c->ecm_threshold * 256 + 0.5);
+	}
+	run->inject_rest = c->finish == DF_FINISH_STOP;
 	run->pattern = c->pattern;
 	run->process = c->process;
 	run->shift = c->shift;
@@ -425,8 +443,10 @@ static void sum_stats(const struct emu *e, struct dp_stats *s)
 		s->not_injected += x->not_injected;
 		s->minimal += x->minimal;
 		s->nonminimal += x->nonminimal;
-		for (int h = 0; h < DP_MAX_HOPS; h++)
+		for (int h = 0; h < DP_MAX_HOPS; h++) {
 			s->hops[h] += x->hops[h];
+			s->escapes[h] += x->escapes[h];
+		}
 		s->corrupt += x->corrupt;
 		s->enq_fail += x->enq_fail;
 		s->credits_out += x->credits_out;
@@ -519,6 +539,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	rep->drained = 0;
 	for (;;) {
 		uint64_t now;
+		int done;
 
 		sleep_ms(1);
 		now = rte_rdtsc();
@@ -527,12 +548,14 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			phase = "measure";
 		else if (now >= run->m1 && run->gen_on)
 			phase = "finish"; /* measured packets still out */
+		done = s.gen_measured == s.del_measured + s.drops_measured;
 		if (run->gen_on && now >= run->m1 &&
-		    s.gen_measured == s.del_measured + s.drops_measured) {
+		    (done || c->finish == DF_FINISH_STOP)) {
 			run->gen_on = 0;
-			rep->drained = 1;
 			phase = "drain";
 		}
+		if (now >= run->m1 && done)
+			rep->drained = 1;
 		if (!run->gen_on && all_stopped(e)) {
 			sum_stats(e, &s); /* after the acknowledgements */
 			if (s.injected == s.delivered &&
@@ -691,6 +714,7 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->minimal = s.minimal;
 	rep->nonminimal = s.nonminimal;
 	memcpy(rep->hops, s.hops, sizeof(s.hops));
+	memcpy(rep->escapes, s.escapes, sizeof(s.escapes));
 	rep->corrupt = s.corrupt;
 	rep->enq_fail = s.enq_fail;
 	rep->measure_s = c->measure_ms / 1e3;
@@ -735,6 +759,9 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 		rep->decisions_nonmin += ro->decisions_nonmin;
 		rep->redecisions += ro->redecisions;
 		rep->switches += ro->switches;
+		rep->mis_local += ro->mis_local;
+		rep->mis_global += ro->mis_global;
+		rep->esc_entries += ro->esc_entries;
 		if (rep->router_min && rep->router_nonmin) {
 			rep->router_min[r] = ro->decisions_min;
 			rep->router_nonmin[r] = ro->decisions_nonmin;

@@ -29,6 +29,31 @@ static void print_latency(FILE *f, const char *what, const struct df_latency *l)
 		(unsigned long long)l->max_ns, (unsigned long long)l->n);
 }
 
+/* OFAR: misroutes, escape-ring entries and their spread over packets. */
+static void print_ofar(FILE *f, const struct df_report *r)
+{
+	uint64_t n = 0;
+	int max = 0;
+
+	for (int h = 0; h < DP_MAX_HOPS; h++)
+		if (r->escapes[h]) {
+			n += r->escapes[h];
+			max = h;
+		}
+	fprintf(f,
+		"  %-22s %llu local and %llu global misroutes, %llu "
+		"escape-ring "
+		"entries\n",
+		"in transit (OFAR)", (unsigned long long)r->mis_local,
+		(unsigned long long)r->mis_global,
+		(unsigned long long)r->esc_entries);
+	fprintf(f, "  %-22s", "escape entries/packet");
+	for (int h = 0; h <= max && n; h++)
+		if (r->escapes[h])
+			fprintf(f, " %d:%.3f%%", h, 100.0 * r->escapes[h] / n);
+	fprintf(f, "%s\n", max == DP_MAX_HOPS - 1 ? " (last: or more)" : "");
+}
+
 /* UGAL-L_CR: the totals, and the output whose t_d delayed most. */
 static void print_credit_delay(FILE *f, const struct df_report *r)
 {
@@ -116,6 +141,8 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->nonminimal,
 		(unsigned long long)r->decisions_min,
 		(unsigned long long)r->decisions_nonmin);
+	if (c->algorithm == DF_ALG_OFAR)
+		print_ofar(f, r);
 	if (c->algorithm == DF_ALG_PAR)
 		fprintf(f,
 			"  %-22s %llu decisions taken again in the source "
@@ -284,6 +311,20 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		if (r->hops[h]) {
 			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", h,
 				(unsigned long long)r->hops[h]);
+			first = 0;
+		}
+	fprintf(f, "}},\n");
+	fprintf(f,
+		"  \"ofar\": {\"local_misroutes\": %llu, \"global_misroutes\": "
+		"%llu, \"escape_entries\": %llu, \"escapes_per_packet\": {",
+		(unsigned long long)r->mis_local,
+		(unsigned long long)r->mis_global,
+		(unsigned long long)r->esc_entries);
+	first = 1;
+	for (int h = 0; h < DP_MAX_HOPS; h++)
+		if (r->escapes[h]) {
+			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", h,
+				(unsigned long long)r->escapes[h]);
 			first = 0;
 		}
 	fprintf(f, "}},\n");

@@ -45,6 +45,7 @@ run dataplane-san "$SAN/tests/test_dataplane" conservation
 # timing-sensitive tests on the optimised build
 run dataplane-timing "$REL/tests/test_dataplane" timing
 run paper-sanity "$REL/tests/test_dataplane" paper
+run ofar-overload "$REL/tests/test_dataplane" overload
 run cli "tests/test_cli.sh" "$REL/emu/dfemu"
 run sweep "tests/test_sweep.sh" "$REL/emu/dfemu"
 

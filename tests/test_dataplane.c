@@ -121,10 +121,10 @@ static void conservation(void)
 					      "%s: MIN is all minimal", name);
 			}
 	/* the UGAL family and PAR: uniform and adversarial, conservation */
-	static const char *const ugal[] = {"ugal-l",	"ugal-g",
-					   "ugal-l-vc", "ugal-l-vch",
-					   "ugal-l-cr", "par"};
-	for (int a = 0; a < 6; a++)
+	static const char *const ugal[] = {
+		"ugal-l",    "ugal-g", "ugal-l-vc", "ugal-l-vch",
+		"ugal-l-cr", "par",    "ofar"};
+	for (int a = 0; a < 7; a++)
 		for (int adv = 0; adv < 2; adv++) {
 			char alg[64];
 			snprintf(alg, sizeof(alg), "routing.algorithm=%s",
@@ -379,6 +379,61 @@ static void paper(void)
 	      lat[1] / 1e3, lat[0] / 1e3);
 }
 
+/*
+ * OFAR past saturation on the smallest buffers each bubble rule allows
+ * (2 packets; BCM: 1 + bubble), under ADV+h (h = 2 on the reference): the
+ * canonical network fills and packets must use the escape ring. All must
+ * still arrive after the drain, credits conserved: no deadlock. Without
+ * CM the throughput collapses ([OC] Fig. 2), so the drain takes seconds.
+ */
+static void overload(void)
+{
+	static const char *const variants[][3] = {
+		{"routing.cm=none", "links.local_buffer_flits=16",
+		 "links.global_buffer_flits=16"},
+		{"routing.cm=bcm", "links.local_buffer_flits=24",
+		 "links.global_buffer_flits=24"},
+		{"routing.cm=ecm", "links.local_buffer_flits=16",
+		 "links.global_buffer_flits=16"},
+		{"routing.ring=bi", "links.local_buffer_flits=24",
+		 "links.global_buffer_flits=24"},
+	};
+	struct df_report r;
+	char name[128];
+
+	for (int i = 0; i < 4; i++) {
+		const char *sets[] = {"routing.algorithm=ofar",
+				      "traffic.pattern=adversarial",
+				      "traffic.shift=2",
+				      "traffic.process=saturate",
+				      "traffic.source_queue=64",
+				      "traffic.warmup_ms=100",
+				      "traffic.measure_ms=400",
+				      "traffic.finish=stop",
+				      "traffic.drain_timeout_ms=120000",
+				      "links.terminal_bandwidth_gbps=0.1",
+				      "links.local_bandwidth_gbps=0.1",
+				      "links.global_bandwidth_gbps=0.1",
+				      variants[i][0],
+				      variants[i][1],
+				      variants[i][2]};
+		snprintf(name, sizeof(name), "OFAR ADV+h overload, %s, %s",
+			 variants[i][0], variants[i][1]);
+		if (run("configs/reference.ini", sets, 15, 1, &r)) {
+			CHECK(0, "%s: ran", name);
+			continue;
+		}
+		check_accounting(name, &r);
+		CHECK(r.esc_entries > 0 && r.mis_global > 0 && r.mis_local > 0,
+		      "%s: %llu escape-ring entries, %llu global and %llu "
+		      "local "
+		      "misroutes",
+		      name, (unsigned long long)r.esc_entries,
+		      (unsigned long long)r.mis_global,
+		      (unsigned long long)r.mis_local);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "conservation";
@@ -416,6 +471,8 @@ int main(int argc, char **argv)
 		timing();
 	else if (!strcmp(mode, "paper"))
 		paper();
+	else if (!strcmp(mode, "overload"))
+		overload();
 	else
 		CHECK(0, "unknown mode %s", mode);
 	df_eal_cleanup();

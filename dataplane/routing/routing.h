@@ -21,6 +21,13 @@ struct dp_routing_engine {
 	/* At every router, for the packet at the head of an input queue:
 	 * output port and VC into pk->out_port / pk->out_vc. */
 	void (*route)(struct dp_router *r, struct dp_pkt *pk);
+	/* Fully adaptive engines (OFAR) instead of decide/route: at every
+	 * attempt to move the packet at the head of an input queue, choose an
+	 * output and VC that can take it now (serializer free, credits for
+	 * the whole packet); 0 = none, try again later. inject: the packet
+	 * is still in its terminal's input queue. */
+	int (*select)(struct dp_router *r, struct dp_pkt *pk, int inject,
+		      uint64_t now);
 };
 
 extern const struct dp_routing_engine dp_min_engine;
@@ -31,6 +38,7 @@ extern const struct dp_routing_engine dp_ugal_l_vc_engine;
 extern const struct dp_routing_engine dp_ugal_l_vch_engine;
 extern const struct dp_routing_engine dp_ugal_l_cr_engine;
 extern const struct dp_routing_engine dp_par_engine;
+extern const struct dp_routing_engine dp_ofar_engine;
 
 const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg);
 

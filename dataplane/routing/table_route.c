@@ -33,6 +33,8 @@ const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg)
 		return &dp_ugal_l_cr_engine;
 	case DF_ALG_PAR:
 		return &dp_par_engine;
+	case DF_ALG_OFAR:
+		return &dp_ofar_engine;
 	default:
 		return NULL;
 	}

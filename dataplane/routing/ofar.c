@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * OFAR, On-the-Fly Adaptive Routing, with an escape ring and congestion
+ * management ([OC] §I, §III-A, §IV; NOTES-dragonfly-ofar.md §2.6 and
+ * pitfalls 11-15). Decided at every attempt to move a packet, at every
+ * router:
+ *
+ *  1. At the destination router: eject.
+ *  2. In the escape ring: leave it for the minimal output if that can take
+ *     the packet now, unless the packet has entered the ring escape_cap
+ *     times (then it stays to its destination, [OC] §VI-B); otherwise
+ *     advance on the ring, which needs room for one packet (bubble flow
+ *     control, §III-A).
+ *  3. Minimal output, if it can take the packet now, on the canonical VC
+ *     with the most room: canonical VCs are used fully adaptively, with
+ *     no order ([OC] §III).
+ *  4. Otherwise misroute in transit ([OC] §I), when the minimal output is
+ *     short of credits or busy while holding packets: globally (to
+ *     another group) only in the source group and only once; locally (two
+ *     local hops instead of one) once per group, when the minimal hop is
+ *     local, or, once the packet has left its source router, toward
+ *     another router's global links (the MM policy of [OC] §V, NOTES §2.6: the next hop is then a
+ *     global misroute, tried before the minimal output). A candidate is
+ *     eligible when it can take the packet now and
+ *     its occupancy is at most misroute_threshold x the minimal output's
+ *     (the reading of [OC]'s 90 % in NOTES pitfall 15); one is drawn at
+ *     random.
+ *  5. Otherwise, if the minimal output had no credits at all, enter the
+ *     escape ring, which needs room for two packets (§III-A). Packets are
+ *     never injected from a terminal straight into the ring (pitfall 12).
+ *
+ * Congestion management acts on injection only (§IV): BCM wants room for
+ * 1 + bcm_bubble packets in the next canonical queue; ECM blocks injection
+ * while every escape buffer of the router is fuller than ecm_threshold.
+ */
+#include "routing.h"
+#include "router.h"
+#include "worker.h"
+
+static inline int take(struct dp_pkt *pk, uint32_t port, uint32_t vc)
+{
+	pk->flags &= ~DP_PKT_GMIS_NEXT; /* leaving: whatever it was for */
+	pk->out_port = (uint8_t)port;
+	pk->out_vc = (uint8_t)vc;
+	return 1;
+}
+
+/* Canonical VCs of a port: all but the escape VC of ring ports. */
+static inline uint32_t canon(const struct dp_run *run, const struct dp_port *p)
+{
+	return p->cls == DF_LINK_TERMINAL ? 1 : run->tb->nvcs[p->cls];
+}
+
+/* The canonical VC with the most room, if it has need flits; else -1. */
+static int best_vc(const struct dp_run *run, const struct dp_port *p,
+		   uint32_t need)
+{
+	uint32_t n = canon(run, p), best = 0;
+
+	for (uint32_t v = 1; v < n; v++)
+		if (p->credits[v] > p->credits[best])
+			best = v;
+	return p->credits[best] >= need ? (int)best : -1;
+}
+
+/* Flits in use downstream on the canonical VCs, as the credits say. */
+static uint32_t occupancy(const struct dp_run *run, const struct dp_port *p)
+{
+	uint32_t n = canon(run, p), q = 0;
+
+	for (uint32_t v = 0; v < n; v++)
+		q += p->credit_full[v] - p->credits[v];
+	return q;
+}
+
+static inline int idle(const struct dp_port *p, uint64_t now)
+{
+	return p->out->busy_until <= now;
+}
+
+/* The ring port this packet goes out on, and its escape VC. */
+static uint32_t ring_port(const struct dp_run *run, const struct dp_router *r,
+			  const struct dp_pkt *pk)
+{
+	return pk->flags & DP_PKT_RING_REV ? run->ring->prev[r->id]
+					   : run->ring->next[r->id];
+}
+
+/* Bidirectional ring: go the shorter way round to the destination. */
+static void ring_direction(const struct dp_run *run, const struct dp_router *r,
+			   struct dp_pkt *pk)
+{
+	const struct df_ring *ring = run->ring;
+	uint32_t fwd =
+		(ring->pos[pk->dst_router] + ring->n - ring->pos[r->id]) %
+		ring->n;
+
+	pk->flags &= ~DP_PKT_RING_REV;
+	if (run->ring_bi && ring->n - fwd < fwd)
+		pk->flags |= DP_PKT_RING_REV;
+}
+
+/* Move along the ring: room for `packets` packets on the escape VC. */
+static int ring_move(const struct dp_run *run, struct dp_router *r,
+		     struct dp_pkt *pk, uint32_t packets, uint64_t now)
+{
+	uint32_t k = ring_port(run, r, pk);
+	const struct dp_port *p = &r->port[k];
+	uint32_t esc = run->tb->nvcs[p->cls];
+
+	if (!idle(p, now) || p->credits[esc] < packets * pk->flits)
+		return 0;
+	return take(pk, k, esc);
+}
+
+/* ECM: every escape input buffer of this router fuller than the
+ * threshold (in 1/256). */
+static int ecm_blocked(const struct dp_run *run, const struct dp_router *r)
+{
+	uint32_t ports[2] = {run->ring->prev[r->id], run->ring->next[r->id]};
+
+	for (int i = 0; i < 1 + run->ring_bi; i++) {
+		const struct dp_port *p = &r->port[ports[i]];
+		uint32_t esc = run->tb->nvcs[p->cls];
+		uint64_t used =
+			(uint64_t)dp_vcq_count(&p->q[esc]) * run->pkt_flits;
+		if (used * 256 <= (uint64_t)run->ecm_q8 * p->credit_full[esc])
+			return 0;
+	}
+	return 1;
+}
+
+/* Step 4: an eligible misroute, drawn at random, or 0. */
+static int misroute(struct dp_router *r, struct dp_pkt *pk, uint32_t minp,
+		    uint32_t need, uint64_t now)
+{
+	const struct dp_run *run = r->lc->run;
+	const struct df_tables *tb = run->tb;
+	uint32_t cand[64], cvc[64], n = 0, dg = pk->dst_router / tb->a;
+	uint32_t src_group = pk->src_term / run->p / tb->a;
+	uint64_t limit =
+		(uint64_t)occupancy(run, &r->port[minp]) * run->misroute_q8;
+	int global_ok = r->group == src_group && dg != r->group &&
+			!(pk->flags & DP_PKT_NONMIN);
+	/* MM: a packet that has left its source router may take a local
+	 * hop to another router's global links, the next hop then being a
+	 * global misroute (NOTES §2.6, FOGSim's reading) */
+	int mm = global_ok && pk->hops > 0;
+	int local_ok = (tb->port_class[minp] == DF_LINK_LOCAL || mm) &&
+		       pk->lmis_grp != r->group + 1;
+
+	if (pk->flags & DP_PKT_GMIS_NEXT) {
+		/* the local hop was taken for this: any global port that
+		 * can take the packet now */
+		if (global_ok) {
+			limit = UINT64_MAX;
+			local_ok = 0;
+		}
+	}
+	if (limit == 0 || (!local_ok && !global_ok))
+		return 0;
+	for (uint32_t k = tb->p; k < r->nports && n < 64; k++) {
+		const struct dp_port *p = &r->port[k];
+		int vc;
+
+		if (k == minp || !idle(p, now) ||
+		    (uint64_t)occupancy(run, p) * 256 > limit)
+			continue;
+		if (!(p->cls == DF_LINK_LOCAL ? local_ok : global_ok))
+			continue;
+		vc = best_vc(run, p, need);
+		if (vc < 0)
+			continue;
+		cand[n] = k;
+		cvc[n++] = (uint32_t)vc;
+	}
+	if (n == 0)
+		return 0;
+	n = dp_rand_below(r->lc, n);
+	take(pk, cand[n], cvc[n]);
+	if (r->port[cand[n]].cls == DF_LINK_LOCAL) {
+		pk->lmis_grp = (uint16_t)(r->group + 1);
+		if (mm)
+			pk->flags |= DP_PKT_GMIS_NEXT;
+		r->mis_local++;
+	} else {
+		pk->flags |= DP_PKT_NONMIN;
+		r->mis_global++;
+	}
+	return 1;
+}
+
+static int ofar_select(struct dp_router *r, struct dp_pkt *pk, int inject,
+		       uint64_t now)
+{
+	const struct dp_run *run = r->lc->run;
+	const struct df_tables *tb = run->tb;
+	uint32_t minp, need = pk->flits;
+	const struct dp_port *mp;
+	int vc;
+
+	if (r->id == pk->dst_router) {
+		minp = pk->dst_term % run->p;
+		mp = &r->port[minp];
+		if (!idle(mp, now) || mp->credits[0] < pk->flits)
+			return 0;
+		pk->flags &= ~DP_PKT_ESCAPE;
+		return take(pk, minp, 0);
+	}
+	minp = tb->port_to_router[r->id * tb->nrouters + pk->dst_router];
+	mp = &r->port[minp];
+	if (pk->flags & DP_PKT_ESCAPE) {
+		if (pk->esc_n < run->escape_cap && idle(mp, now) &&
+		    (vc = best_vc(run, mp, need)) >= 0) {
+			pk->flags &= ~DP_PKT_ESCAPE;
+			return take(pk, minp, (uint32_t)vc);
+		}
+		return ring_move(run, r, pk, 1, now);
+	}
+	if (inject) {
+		if (run->cm == DF_CM_ECM && ecm_blocked(run, r))
+			return 0;
+		if (run->cm == DF_CM_BCM)
+			need = (1 + run->bcm_bubble) * pk->flits;
+	}
+	if ((pk->flags & DP_PKT_GMIS_NEXT) && misroute(r, pk, minp, need, now))
+		return 1;
+	vc = best_vc(run, mp, need);
+	if (vc >= 0 && idle(mp, now))
+		return take(pk, minp, (uint32_t)vc);
+	if (misroute(r, pk, minp, need, now))
+		return 1;
+	if (inject || best_vc(run, mp, pk->flits) >= 0)
+		return 0; /* only busy: wait for it */
+	ring_direction(run, r, pk);
+	if (!ring_move(run, r, pk, 2, now))
+		return 0;
+	pk->flags |= DP_PKT_ESCAPE;
+	pk->esc_n++;
+	r->esc_entries++;
+	return 1;
+}
+
+const struct dp_routing_engine dp_ofar_engine = {
+	.name = "ofar",
+	.select = ofar_select,
+};
