@@ -40,6 +40,7 @@ run control-san "$SAN/tests/test_control"
 run config-san "$SAN/tests/test_config" configs tests/data
 run ugal-san "$SAN/tests/test_ugal"
 run credit-san "$SAN/tests/test_credit"
+run ofar-san "$SAN/tests/test_ofar"
 # dataplane on a real EAL, sanitizers on: conservation and accounting.
 run dataplane-san "$SAN/tests/test_dataplane" conservation
 # timing-sensitive tests on the optimised build

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rig.h"
 #include "config.h"
 #include "routing.h"
 #include "router.h"
@@ -54,68 +55,6 @@ static void test_queues(void)
 	CHECK(qm == 7 && qnm == 9, "UGAL-L_VCH, same port: VC queues");
 	dp_ugal_queues(DP_UGAL_GLOBAL, 1, 40, 50, 7, 9, &qm, &qnm);
 	CHECK(qm == 40 && qnm == 50, "UGAL-G: the global queues it is given");
-}
-
-/* A router of the reference dragonfly with every port's credits full. */
-struct rig {
-	struct df_config cfg;
-	struct df_topo topo;
-	struct df_tables tb;
-	struct dp_run run;
-	struct dp_lcore *lc;
-	struct dp_router **routers;
-};
-
-static int rig_init(struct rig *g, enum df_algorithm alg)
-{
-	char err[512];
-
-	df_config_defaults(&g->cfg);
-	g->cfg.g = 9;
-	g->cfg.algorithm = alg;
-	if (df_topo_build(&g->topo, &g->cfg, err, sizeof(err)) ||
-	    df_tables_build(&g->tb, &g->topo, err, sizeof(err)) ||
-	    df_vcplan_build(&g->tb, &g->cfg, NULL, err, sizeof(err))) {
-		CHECK(0, "rig: %s", err);
-		return -1;
-	}
-	memset(&g->run, 0, sizeof(g->run));
-	g->run.tb = &g->tb;
-	g->lc = aligned_alloc(64, sizeof(*g->lc));
-	memset(g->lc, 0, sizeof(*g->lc));
-	g->lc->run = &g->run;
-	g->lc->rng = 0x9E3779B97F4A7C15ULL;
-	g->routers = calloc(g->topo.nrouters, sizeof(*g->routers));
-	for (uint32_t r = 0; r < g->topo.nrouters; r++) {
-		size_t sz = sizeof(struct dp_router) +
-			    g->topo.nports * sizeof(struct dp_port);
-		struct dp_router *ro = aligned_alloc(64, (sz + 63) & ~63UL);
-		memset(ro, 0, sz);
-		ro->id = r;
-		ro->group = r / g->topo.a;
-		ro->nports = g->topo.nports;
-		ro->lc = g->lc;
-		for (uint32_t k = 0; k < g->topo.nports; k++) {
-			struct dp_port *p = &ro->port[k];
-			p->cls = g->tb.port_class[k];
-			p->nvc = g->tb.nvcs[p->cls];
-			for (uint32_t v = 0; v < p->nvc; v++)
-				p->credits[v] = p->credit_full[v] = 64;
-		}
-		g->routers[r] = ro;
-	}
-	g->run.routers = g->routers;
-	return 0;
-}
-
-static void rig_free(struct rig *g)
-{
-	for (uint32_t r = 0; r < g->topo.nrouters; r++)
-		free(g->routers[r]);
-	free(g->routers);
-	free(g->lc);
-	df_tables_free(&g->tb);
-	df_topo_free(&g->topo);
 }
 
 static int decide(struct rig *g, uint32_t r, uint32_t dst, uint32_t gi,

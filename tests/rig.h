@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DF_TEST_RIG_H
+#define DF_TEST_RIG_H
+
+/*
+ * The routers of the reference dragonfly (p=2 a=4 h=2 g=9) as the
+ * dataplane sees them, built by hand with no EAL and no rings, for unit
+ * tests of routing rules on crafted states: every port's credits full (64
+ * flits per VC), serializers idle, OFAR's escape VC on the ring's ports.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "config.h"
+#include "ring.h"
+#include "router.h"
+#include "tables.h"
+#include "vcplan.h"
+#include "wiring.h"
+#include "worker.h"
+
+#define RIG_FLITS 64
+
+struct rig {
+	struct df_config cfg;
+	struct df_topo topo;
+	struct df_tables tb;
+	struct df_ring ring;
+	struct dp_run run;
+	struct dp_lcore *lc;
+	struct dp_router **routers;
+	struct dp_link *links; /* [router * nports + port]: serializers */
+};
+
+static inline int rig_init(struct rig *g, enum df_algorithm alg)
+{
+	char err[512];
+
+	memset(g, 0, sizeof(*g));
+	df_config_defaults(&g->cfg);
+	g->cfg.g = 9;
+	g->cfg.algorithm = alg;
+	if (df_topo_build(&g->topo, &g->cfg, err, sizeof(err)) ||
+	    df_tables_build(&g->tb, &g->topo, err, sizeof(err)) ||
+	    df_vcplan_build(&g->tb, &g->cfg, NULL, err, sizeof(err)) ||
+	    (g->tb.esc &&
+	     df_ring_build(&g->ring, &g->topo, err, sizeof(err)))) {
+		CHECK(0, "rig: %s", err);
+		return -1;
+	}
+	g->run.tb = &g->tb;
+	g->run.p = g->topo.p;
+	g->run.a = g->topo.a;
+	g->run.g = g->topo.g;
+	if (g->tb.esc)
+		g->run.ring = &g->ring;
+	g->lc = aligned_alloc(64, (sizeof(*g->lc) + 63) & ~63UL);
+	memset(g->lc, 0, sizeof(*g->lc));
+	g->lc->run = &g->run;
+	g->lc->rng = 0x9E3779B97F4A7C15ULL;
+	g->lc->next_event = UINT64_MAX;
+	g->routers = calloc(g->topo.nrouters, sizeof(*g->routers));
+	g->links = calloc((size_t)g->topo.nrouters * g->topo.nports,
+			  sizeof(*g->links));
+	for (uint32_t r = 0; r < g->topo.nrouters; r++) {
+		size_t sz = sizeof(struct dp_router) +
+			    g->topo.nports * sizeof(struct dp_port);
+		struct dp_router *ro = aligned_alloc(64, (sz + 63) & ~63UL);
+		memset(ro, 0, sz);
+		ro->id = r;
+		ro->group = r / g->topo.a;
+		ro->nports = g->topo.nports;
+		ro->lc = g->lc;
+		for (uint32_t k = 0; k < g->topo.nports; k++) {
+			struct dp_port *p = &ro->port[k];
+			int esc = g->tb.esc && (k == g->ring.next[r] ||
+						k == g->ring.prev[r]);
+			p->cls = g->tb.port_class[k];
+			p->nvc = g->tb.nvcs[p->cls] + esc;
+			p->out = &g->links[r * g->topo.nports + k];
+			for (uint32_t v = 0; v < p->nvc; v++)
+				p->credits[v] = p->credit_full[v] = RIG_FLITS;
+		}
+		g->routers[r] = ro;
+	}
+	g->run.routers = g->routers;
+	return 0;
+}
+
+static inline void rig_free(struct rig *g)
+{
+	for (uint32_t r = 0; r < g->topo.nrouters; r++)
+		free(g->routers[r]);
+	free(g->routers);
+	free(g->links);
+	free(g->lc);
+	df_ring_free(&g->ring);
+	df_tables_free(&g->tb);
+	df_topo_free(&g->topo);
+}
+
+#endif

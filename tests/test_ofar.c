@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * OFAR's rules on crafted buffer states ([OC] §I, §III-A, §IV), no EAL:
+ * minimal first, misrouting and its threshold, the bubble rules of the
+ * escape ring (2 packets to enter, 1 to advance, never from a terminal),
+ * leaving the ring and the entry cap, BCM and ECM on injection.
+ */
+#include "check.h"
+#include "rig.h"
+#include "routing.h"
+
+#define FLITS 8
+#define NOW   1000
+
+static struct rig g;
+static uint32_t src, dst, minp;
+
+static struct dp_pkt packet(int in_escape, uint8_t esc_n)
+{
+	struct dp_pkt pk;
+
+	memset(&pk, 0, sizeof(pk));
+	pk.src_term = src * g.topo.p;
+	pk.dst_term = dst * g.topo.p + 1;
+	pk.dst_router = (uint16_t)dst;
+	pk.flits = FLITS;
+	pk.hops = 1;
+	pk.esc_n = esc_n;
+	if (in_escape)
+		pk.flags = DP_PKT_ESCAPE;
+	return pk;
+}
+
+static int sel(struct dp_pkt *pk, int inject)
+{
+	return dp_ofar_engine.select(g.routers[src], pk, inject, NOW);
+}
+
+static uint32_t ncanon(uint32_t k)
+{
+	return g.tb.nvcs[g.tb.port_class[k]];
+}
+
+/* Every canonical VC of every network port of the router: c credits. */
+static void set_all(uint32_t c)
+{
+	struct dp_router *r = g.routers[src];
+
+	for (uint32_t k = g.topo.p; k < r->nports; k++)
+		for (uint32_t v = 0; v < ncanon(k); v++)
+			r->port[k].credits[v] = c;
+}
+
+static void set_port(uint32_t k, uint32_t c)
+{
+	for (uint32_t v = 0; v < ncanon(k); v++)
+		g.routers[src]->port[k].credits[v] = c;
+}
+
+static void test_minimal_and_misroute(void)
+{
+	struct dp_pkt pk = packet(0, 0);
+	struct dp_router *r = g.routers[src];
+	uint32_t other = UINT32_MAX;
+
+	CHECK(sel(&pk, 0) && pk.out_port == minp && pk.out_vc < ncanon(minp) &&
+		      !(pk.flags & DP_PKT_ESCAPE),
+	      "empty network: the minimal port %u on a canonical VC", minp);
+	g.links[src * g.topo.nports + minp].busy_until = NOW + 1;
+	pk = packet(0, 0);
+	CHECK(!sel(&pk, 0),
+	      "minimal port busy, its buffers empty: wait, no misroute");
+	g.links[src * g.topo.nports + minp].busy_until = 0;
+	/* minimal port full; one other local port with occupancy just
+	 * under / over 0.9 x the minimal one's */
+	for (uint32_t k = g.topo.p; k < r->nports; k++)
+		if (k != minp && g.tb.port_class[k] == DF_LINK_LOCAL) {
+			other = k;
+			break;
+		}
+	uint32_t full = ncanon(minp) * RIG_FLITS;   /* minimal occupancy */
+	uint32_t free_ok = full - full * 230 / 256; /* occ <= 230/256 full */
+	set_all(0);
+	r->port[other].credits[0] = free_ok;
+	pk = packet(0, 0);
+	CHECK(sel(&pk, 0) && pk.out_port == other &&
+		      pk.lmis_grp == r->group + 1 && r->mis_local == 1,
+	      "minimal full, port %u at %u/%u occupancy: local misroute", other,
+	      full - free_ok, full);
+	r->port[other].credits[0] = free_ok - 1;
+	pk = packet(0, 0);
+	int moved = sel(&pk, 0);
+	CHECK(moved && pk.out_port == g.ring.next[src] &&
+		      (pk.flags & DP_PKT_ESCAPE),
+	      "one flit fuller (%u/%u) is over the 0.9 threshold: not taken; "
+	      "the escape ring instead",
+	      full - free_ok + 1, full);
+	set_all(RIG_FLITS);
+}
+
+static void test_escape(void)
+{
+	struct dp_router *r = g.routers[src];
+	uint32_t ring = g.ring.next[src];
+	uint32_t esc = ncanon(ring);
+	struct dp_pkt pk;
+
+	/* the whole canonical network blocked; only the escape VC left */
+	set_all(0);
+	r->port[ring].credits[esc] = 2 * FLITS - 1;
+	pk = packet(0, 0);
+	CHECK(!sel(&pk, 0),
+	      "entering the ring needs room for 2 packets: "
+	      "%u flits are not enough",
+	      2 * FLITS - 1);
+	r->port[ring].credits[esc] = 2 * FLITS;
+	pk = packet(0, 0);
+	CHECK(!sel(&pk, 1),
+	      "a packet from a terminal never enters the ring directly");
+	pk = packet(0, 0);
+	uint64_t entries = r->esc_entries;
+	CHECK(sel(&pk, 0) && pk.out_port == ring && pk.out_vc == esc &&
+		      (pk.flags & DP_PKT_ESCAPE) && pk.esc_n == 1 &&
+		      r->esc_entries == entries + 1,
+	      "room for 2 packets: enters the ring (port %u, escape vc%u), "
+	      "entry counted",
+	      ring, esc);
+	r->port[ring].credits[esc] = FLITS - 1;
+	pk = packet(1, 1);
+	CHECK(!sel(&pk, 0), "advancing in the ring needs one packet of room");
+	r->port[ring].credits[esc] = FLITS;
+	pk = packet(1, 1);
+	CHECK(sel(&pk, 0) && pk.out_port == ring && pk.out_vc == esc &&
+		      (pk.flags & DP_PKT_ESCAPE),
+	      "one packet of room: advances in the ring");
+	set_port(minp, RIG_FLITS);
+	pk = packet(1, 1);
+	CHECK(sel(&pk, 0) && pk.out_port == minp && pk.out_vc < ncanon(minp) &&
+		      !(pk.flags & DP_PKT_ESCAPE),
+	      "minimal port free again: leaves the ring for it");
+	pk = packet(1, (uint8_t)g.run.escape_cap);
+	CHECK(sel(&pk, 0) && pk.out_port == ring && (pk.flags & DP_PKT_ESCAPE),
+	      "after %u entries the packet stays in the ring",
+	      g.run.escape_cap);
+	pk = packet(1, 1);
+	pk.dst_router = (uint16_t)src;
+	pk.dst_term = src * g.topo.p + 1;
+	CHECK(sel(&pk, 0) && pk.out_port == 1 && pk.out_vc == 0,
+	      "at its destination router: ejected to terminal port 1");
+	set_all(RIG_FLITS);
+}
+
+static void test_cm(void)
+{
+	struct dp_router *r = g.routers[src];
+	struct dp_pkt pk;
+	uint32_t need = (1 + g.run.bcm_bubble) * FLITS;
+
+	g.run.cm = DF_CM_BCM;
+	set_all(need - 1);
+	pk = packet(0, 0);
+	pk.hops = 0;
+	CHECK(!sel(&pk, 1),
+	      "BCM: %u flits free in every queue: no injection (needs 1 + %u "
+	      "packets)",
+	      need - 1, g.run.bcm_bubble);
+	pk = packet(0, 0);
+	CHECK(sel(&pk, 0), "BCM does not hold back packets in transit");
+	r->port[minp].credits[0] = need;
+	pk = packet(0, 0);
+	pk.hops = 0;
+	CHECK(sel(&pk, 1) && pk.out_port == minp && pk.out_vc == 0,
+	      "BCM: room for 1 + bubble packets: injected");
+	set_all(RIG_FLITS);
+
+	g.run.cm = DF_CM_ECM;
+	g.run.ecm_q8 = 128; /* 0.5 */
+	uint32_t in = g.ring.prev[src], esc = ncanon(in);
+	struct dp_vcq *q = &r->port[in].q[esc];
+	q->head = 0;
+	q->tail = RIG_FLITS / 2 / FLITS + 1; /* 40 of 64 flits */
+	pk = packet(0, 0);
+	pk.hops = 0;
+	CHECK(!sel(&pk, 1),
+	      "ECM: the escape buffer over half full: no injection");
+	pk = packet(0, 0);
+	CHECK(sel(&pk, 0), "ECM does not hold back packets in transit");
+	q->tail = RIG_FLITS / 2 / FLITS; /* 32 of 64: not above */
+	pk = packet(0, 0);
+	pk.hops = 0;
+	CHECK(sel(&pk, 1), "ECM: at half full, injection goes on");
+	q->tail = 0;
+	g.run.cm = DF_CM_NONE;
+}
+
+int main(void)
+{
+	uint8_t ph = DF_PH_TO_DEST, vc;
+
+	if (rig_init(&g, DF_ALG_OFAR))
+		return check_done();
+	g.run.misroute_q8 = 230; /* 0.9 */
+	g.run.escape_cap = 15;
+	g.run.bcm_bubble = 2;
+	g.run.pkt_flits = FLITS;
+	src = 0;
+	/* a destination three groups on whose minimal hop is local */
+	for (dst = 4; dst < g.topo.nrouters; dst++) {
+		ph = DF_PH_TO_DEST;
+		minp = df_next_hop(&g.tb, src, dst, 0, DF_NO_GROUP, &ph, &vc);
+		if (g.tb.port_class[minp] == DF_LINK_LOCAL &&
+		    minp != g.ring.next[src])
+			break;
+	}
+	CHECK(dst < g.topo.nrouters,
+	      "a destination behind a local minimal hop off the ring");
+	test_minimal_and_misroute();
+	test_escape();
+	test_cm();
+	rig_free(&g);
+	return check_done();
+}
