@@ -26,7 +26,7 @@ static inline void qmask_clear(struct dp_router *r, uint32_t i)
  * queue depth of an output port) until it leaves. */
 static inline void route_here(struct dp_router *r, struct dp_pkt *pk)
 {
-	r->lc->run->eng->route(r, pk);
+	r->eng->route(r, pk);
 	r->port[pk->out_port].waiting[pk->out_vc] += pk->flits;
 }
 
@@ -61,7 +61,7 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 			 * queue instead, on the occupancy of that moment. */
 			pk->hops++;
 			if (pk->phase != DF_PH_SRC_MIN &&
-			    r->lc->run->eng->select == NULL)
+			    r->eng->select == NULL)
 				route_here(r, pk);
 		}
 		n++;
@@ -78,9 +78,9 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	struct dp_pkt *pk = dp_pkt(m);
 	uint64_t ready, finish;
 
-	if (r->lc->run->eng->select != NULL) {
+	if (r->eng->select != NULL) {
 		/* fully adaptive: whatever can take the packet now */
-		if (!r->lc->run->eng->select(r, pk, ip->cls == DF_LINK_TERMINAL,
+		if (!r->eng->select(r, pk, ip->cls == DF_LINK_TERMINAL,
 					     now))
 			return 0;
 		op = &r->port[pk->out_port];
@@ -91,7 +91,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 			 * packet is at the head of its queue: the occupancy
 			 * it reads is the current one ([DF] §4.2; NOTES
 			 * pitfall 13). */
-			r->lc->run->eng->decide(r, pk);
+			r->eng->decide(r, pk);
 			route_here(r, pk);
 		}
 		op = &r->port[pk->out_port];

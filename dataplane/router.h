@@ -9,6 +9,7 @@
 #include "port.h"
 
 struct dp_lcore;
+struct dp_routing_engine;
 
 /* A router (DESIGN.md §4): a poll task; several may share one lcore. */
 struct dp_router {
@@ -17,6 +18,8 @@ struct dp_router {
 	uint64_t qmask[2];   /* non-empty input queues, bit port*MAX_VC+vc */
 	uint32_t rr;	     /* round-robin start of switch allocation */
 	struct dp_lcore *lc;
+	/* = lc->run->eng, one load away in the hot loop */
+	const struct dp_routing_engine *eng;
 	uint64_t decisions_min, decisions_nonmin;
 	/* PAR: decisions taken again in transit, and those that left the
 	 * minimal path there */

@@ -201,6 +201,7 @@ static int build_nodes(struct emu *e)
 		ro->nports = t->nports;
 		ro->nq = t->nports * DF_MAX_VC;
 		ro->lc = e->lc[pl->worker_of[r]];
+		ro->eng = e->run.eng;
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct df_port_info *pi =
 				&t->ports[r * t->nports + k];

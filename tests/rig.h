@@ -14,6 +14,7 @@
 #include "check.h"
 #include "config.h"
 #include "ring.h"
+#include "routing.h"
 #include "router.h"
 #include "tables.h"
 #include "vcplan.h"
@@ -72,6 +73,7 @@ static inline int rig_init(struct rig *g, enum df_algorithm alg)
 		ro->group = r / g->topo.a;
 		ro->nports = g->topo.nports;
 		ro->lc = g->lc;
+		ro->eng = dp_routing_engine(alg);
 		for (uint32_t k = 0; k < g->topo.nports; k++) {
 			struct dp_port *p = &ro->port[k];
 			int esc = g->tb.esc && (k == g->ring.next[r] ||

@@ -101,6 +101,17 @@ run --check --config "$REF" --set links.local_vcs=2 \
 expect_rc 2 "--set links.local_vcs=2 with val"
 has "$TMP/err" "too few" "too few VCs: stderr"
 
+# OFAR: the plan shows the escape ring; buffers too small for a bubble rule
+run --check --config "$REF" --set routing.algorithm=ofar
+expect_rc 0 "--check with ofar"
+has "$TMP/out" "escape ring  36 routers" "ofar --check: the escape ring"
+has "$TMP/out" "3/2(+1)" "ofar --check: the L/G(+1) VCs"
+run --check --config "$REF" --set routing.algorithm=ofar \
+	--set links.global_buffer_flits=16
+expect_rc 2 "ofar with 16-flit global buffers and BCM"
+has "$TMP/err" "global_buffer_flits = 16 is too small" "ofar: names the key"
+has "$TMP/err" "allowed: 24 or more" "ofar: says what is allowed"
+
 # missing config file
 run --check --config "$TMP/no-such.ini"
 expect_rc 2 "missing config file"
