@@ -19,12 +19,12 @@
  *     another group) only in the source group and only once; locally (two
  *     local hops instead of one) once per group, when the minimal hop is
  *     local, or, once the packet has left its source router, toward
- *     another router's global links (the MM policy of [OC] §V, NOTES §2.6: the next hop is then a
- *     global misroute, tried before the minimal output). A candidate is
- *     eligible when it can take the packet now and
- *     its occupancy is at most misroute_threshold x the minimal output's
- *     (the reading of [OC]'s 90 % in NOTES pitfall 15); one is drawn at
- *     random.
+ *     another router's global links (the MM policy of [OC] §V, NOTES
+ *     §2.6: the next hop is then a global misroute, tried before the
+ *     minimal output). A candidate is eligible when it can take the
+ *     packet now and its occupancy is at most misroute_threshold x the
+ *     minimal output's (the reading of [OC]'s 90 % in NOTES pitfall 15);
+ *     one is drawn at random.
  *  5. Otherwise, if the minimal output had no credits at all, enter the
  *     escape ring, which needs room for two packets (§III-A). Packets are
  *     never injected from a terminal straight into the ring (pitfall 12).
