@@ -164,6 +164,7 @@ static int inject_one(struct dp_term *t, uint64_t now)
 	if (in_window(run, tgen)) {
 		pk->flags = DP_PKT_MEASURED;
 		lc->st.inj_measured++;
+		t->inj_measured++;
 	}
 	ready = tgen > p->credit_t[0] ? tgen : p->credit_t[0];
 	p->credits[0] -= pk->flits;

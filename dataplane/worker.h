@@ -61,7 +61,8 @@ struct dp_term {
 	uint32_t sq_head, sq_tail;
 	uint32_t seq; /* packets injected so far */
 	uint64_t rx_pkts;
-	struct dp_port port; /* port.out: to the router; port.in: from it */
+	uint64_t inj_measured; /* measured packets it injected (fairness) */
+	struct dp_port port;   /* port.out: to the router; port.in: from it */
 } __rte_cache_aligned;
 
 struct dp_lcore {

@@ -84,6 +84,8 @@ struct df_report {
 	double cr_delay_avg_ns; /* their average extra delay */
 	uint32_t nrouters;
 	uint64_t *router_min, *router_nonmin; /* [nrouters], malloc'd */
+	/* fairness ([OC] Fig. 9): measured packets injected per router */
+	uint64_t *router_injected;
 	struct df_output_report *outputs; /* CR: network outputs, malloc'd */
 	uint32_t noutputs;
 };

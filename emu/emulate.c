@@ -768,6 +768,11 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 			rep->router_nonmin[r] = ro->decisions_nonmin;
 		}
 	}
+	rep->router_injected = calloc(rep->nrouters, sizeof(uint64_t));
+	for (uint32_t i = 0; rep->router_injected && i < e->pl->topo.nterms;
+	     i++)
+		rep->router_injected[e->terms[i]->router] +=
+			e->terms[i]->inj_measured;
 	fill_outputs(e, rep);
 	rep->fully_drained =
 		rep->in_flight == 0 && s.credits_out == s.credits_in;

@@ -13,6 +13,8 @@ void df_report_free(struct df_report *r)
 	free(r->lat_hist[0]);
 	free(r->lat_hist[1]);
 	free(r->outputs);
+	free(r->router_injected);
+	r->router_injected = NULL;
 	r->router_min = r->router_nonmin = NULL;
 	r->lat_hist[0] = r->lat_hist[1] = NULL;
 	r->outputs = NULL;
@@ -27,6 +29,47 @@ static void print_latency(FILE *f, const char *what, const struct df_latency *l)
 		what, l->avg_ns, (unsigned long long)l->min_ns,
 		(unsigned long long)l->p50_ns, (unsigned long long)l->p99_ns,
 		(unsigned long long)l->max_ns, (unsigned long long)l->n);
+}
+
+/* Fairness ([OC] Fig. 9): measured packets injected per router and per
+ * group, the least and the most. */
+static void print_fairness(FILE *f, const struct df_plan *pl,
+			   const struct df_report *r)
+{
+	uint32_t a = pl->topo.a, g = pl->topo.g, rmin = 0, rmax = 0;
+	uint32_t gmin = 0, gmax = 0;
+	uint64_t gs[2] = {UINT64_MAX, 0};
+
+	for (uint32_t i = 1; i < r->nrouters; i++) {
+		if (r->router_injected[i] < r->router_injected[rmin])
+			rmin = i;
+		if (r->router_injected[i] > r->router_injected[rmax])
+			rmax = i;
+	}
+	for (uint32_t G = 0; G < g; G++) {
+		uint64_t n = 0;
+		for (uint32_t j = 0; j < a; j++)
+			n += r->router_injected[G * a + j];
+		if (n < gs[0]) {
+			gs[0] = n;
+			gmin = G;
+		}
+		if (n > gs[1]) {
+			gs[1] = n;
+			gmax = G;
+		}
+	}
+	fprintf(f,
+		"  %-22s per router min %llu (r%u) max %llu (r%u), min/max "
+		"%.3f; per group min %llu (G%u) max %llu (G%u)\n",
+		"injected (measured)",
+		(unsigned long long)r->router_injected[rmin], rmin,
+		(unsigned long long)r->router_injected[rmax], rmax,
+		r->router_injected[rmax] ? (double)r->router_injected[rmin] /
+						   r->router_injected[rmax]
+					 : 0,
+		(unsigned long long)gs[0], gmin, (unsigned long long)gs[1],
+		gmax);
 }
 
 /* OFAR: misroutes, escape-ring entries and their spread over packets. */
@@ -141,6 +184,8 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->nonminimal,
 		(unsigned long long)r->decisions_min,
 		(unsigned long long)r->decisions_nonmin);
+	if (r->router_injected)
+		print_fairness(f, pl, r);
 	if (c->algorithm == DF_ALG_OFAR)
 		print_ofar(f, r);
 	if (c->algorithm == DF_ALG_PAR)
@@ -350,7 +395,11 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		fprintf(f, "%s[%llu, %llu]", i ? ", " : "",
 			(unsigned long long)r->router_min[i],
 			(unsigned long long)r->router_nonmin[i]);
-	fprintf(f, "]},\n");
+	fprintf(f, "]},\n  \"injected_per_router\": [");
+	for (uint32_t i = 0; r->router_injected && i < r->nrouters; i++)
+		fprintf(f, "%s%llu", i ? ", " : "",
+			(unsigned long long)r->router_injected[i]);
+	fprintf(f, "],\n");
 	fprintf(f,
 		"  \"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, "
 		"\"max\": %llu, \"within_tolerance\": %s},\n",

@@ -142,6 +142,10 @@ for k in ("avg", "p50", "p99", "max"):
     assert r["latency_ns"][k] > 0, r["latency_ns"]
 assert r["latency_ns"]["p50"] <= r["latency_ns"]["p99"] <= r["latency_ns"]["max"]
 assert 0.2 < r["accepted_load"] < 0.4, r["accepted_load"]
+# fairness counters: one per router, every measured packet injected once
+assert len(r["injected_per_router"]) == 36 or len(r["injected_per_router"]) == 6
+if sum(p["dropped"].values()) == 0:
+    assert sum(r["injected_per_router"]) == p["measured"], (r["injected_per_router"], p)
 # latency by path class: the two classes make up the whole, and each
 # histogram holds exactly its class's packets
 bp, hist = r["latency_by_path_ns"], r["latency_histogram_ns"]
