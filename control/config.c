@@ -18,7 +18,7 @@
 
 #include "config.h"
 
-enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL };
+enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL, K_VCS };
 
 struct key_def {
 	const char *section;
@@ -102,6 +102,8 @@ static const struct key_def keys[] = {
 	LINK_KEYS(DF_LINK_TERMINAL, "terminal"),
 	LINK_KEYS(DF_LINK_LOCAL, "local"),
 	LINK_KEYS(DF_LINK_GLOBAL, "global"),
+	{"links", "vcs", K_VCS, OFF(vcs_plus), 0, 0, NULL,
+	 "VCs as L/G, or L/G+1 with OFAR's escape VC ([OC] notation)"},
 	{"links", "flit_bytes", K_U32, OFF(flit_bytes), 1, 9216, NULL,
 	 "flow-control unit (bytes); a packet needs ceil(L/flit) credits"},
 	{"routing", "algorithm", K_ENUM, OFF(algorithm), 0, 0, alg_names,
@@ -181,6 +183,7 @@ void df_config_defaults(struct df_config *cfg)
 		cfg->link[c].vcs = 0;			     /* = plan */
 	}
 	cfg->flit_bytes = 64;
+	cfg->vcs_plus = -1;
 	cfg->algorithm = DF_ALG_MIN;
 	cfg->seed = 1;
 	cfg->misroute_threshold = 0.9;
@@ -261,11 +264,39 @@ static void allowed_of(const struct key_def *k, char *buf, size_t n)
 	case K_DBL:
 		snprintf(buf, n, "a number from %g to %g", k->min, k->max);
 		break;
+	case K_VCS:
+		snprintf(buf, n,
+			 "L/G or L/G+1 (local/global VCs, +1: OFAR's escape "
+			 "VC, also written (+1)), L and G from 1 to %d",
+			 DF_MAX_VC);
+		break;
 	default:
 		snprintf(buf, n, "an integer from %.0f to %.0f", k->min,
 			 k->max);
 		break;
 	}
+}
+
+/* "L/G", "L/G+1" or "L/G(+1)": VCs on local and global links. */
+static int parse_vcs(const char *val, struct df_config *cfg)
+{
+	unsigned l, g;
+	int used = 0;
+
+	if (sscanf(val, "%u/%u%n", &l, &g, &used) != 2 || l < 1 ||
+	    l > DF_MAX_VC || g < 1 || g > DF_MAX_VC ||
+	    !isdigit((unsigned char)val[0]))
+		return -1;
+	val += used;
+	if (*val == '\0')
+		cfg->vcs_plus = 0;
+	else if (!strcmp(val, "+1") || !strcmp(val, "(+1)"))
+		cfg->vcs_plus = 1;
+	else
+		return -1;
+	cfg->link[DF_LINK_LOCAL].vcs = l;
+	cfg->link[DF_LINK_GLOBAL].vcs = g;
+	return 0;
 }
 
 static int parse_value(const struct key_def *k, const char *val,
@@ -296,6 +327,8 @@ static int parse_value(const struct key_def *k, const char *val,
 			return 0;
 		}
 		return -1;
+	case K_VCS:
+		return parse_vcs(val, cfg);
 	case K_DBL: {
 		errno = 0;
 		double d = strtod(val, &end);
@@ -613,6 +646,31 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 		fmt_err(err, n,
 			"%s: [topology] a*g = %u*%u = %u routers; at most 4096",
 			AT("topology", "g"), c->a, c->g, c->a * c->g);
+		return -1;
+	}
+	if (c->vcs_plus >= 0 &&
+	    (c->origin[find_key("links", "local_vcs") - keys][0] ||
+	     c->origin[find_key("links", "global_vcs") - keys][0])) {
+		fmt_err(err, n,
+			"%s: [links] vcs and %s: set the VCs one way, either "
+			"vcs = L/G(+1) or local_vcs and global_vcs",
+			AT("links", "vcs"),
+			c->origin[find_key("links", "local_vcs") - keys][0]
+				? AT("links", "local_vcs")
+				: AT("links", "global_vcs"));
+		return -1;
+	}
+	if (c->vcs_plus >= 0 && c->vcs_plus != (c->algorithm == DF_ALG_OFAR)) {
+		fmt_err(err, n,
+			"%s: [links] vcs = %u/%u%s does not fit [routing] "
+			"algorithm = %s (%s): %s",
+			AT("links", "vcs"), c->link[DF_LINK_LOCAL].vcs,
+			c->link[DF_LINK_GLOBAL].vcs, c->vcs_plus ? "+1" : "",
+			df_algorithm_name(c->algorithm),
+			AT("routing", "algorithm"),
+			c->vcs_plus
+				? "only ofar has the +1 escape VC; write L/G"
+				: "ofar adds the escape VC; write L/G+1");
 		return -1;
 	}
 	if (c->pattern == DF_PAT_ADVERSARIAL && c->shift % c->g == 0) {

@@ -87,6 +87,9 @@ struct df_config {
 	/* [links] */
 	struct df_link_params link[DF_LINK_NCLASS];
 	uint32_t flit_bytes;
+	/* [links] vcs = L/G or L/G+1 ([OC] notation): -1 if not given, else
+	 * whether "+1" (the escape VC) was written */
+	int vcs_plus;
 
 	/* [routing] */
 	enum df_algorithm algorithm;

@@ -298,6 +298,19 @@ out:
 	return rc;
 }
 
+/* The key that set the VC count of class c, for messages: <class>_vcs, or
+ * the L/G(+1) form [links] vcs. Returns where it was set. */
+static const char *vcs_key(const struct df_config *cfg, int c, char *key,
+			   size_t n)
+{
+	if (cfg->vcs_plus >= 0) {
+		snprintf(key, n, "vcs (%s part)", df_link_class_name(c));
+		return df_config_origin(cfg, "links", "vcs");
+	}
+	snprintf(key, n, "%s_vcs", df_link_class_name(c));
+	return df_config_origin(cfg, "links", key);
+}
+
 /*
  * OFAR ([OC] §III): the canonical VCs are used fully adaptively, with no
  * order, so the channel-dependency graph is cyclic on purpose; deadlock
@@ -319,15 +332,13 @@ static int ofar_plan(struct df_tables *tb, const struct df_config *cfg,
 		}
 		if (want + 1 > DF_MAX_VC) {
 			char key[32];
-			snprintf(key, sizeof(key), "%s_vcs",
-				 df_link_class_name(c));
+			const char *at = vcs_key(cfg, c, key, sizeof(key));
 			snprintf(
 				err, errlen,
 				"%s: [links] %s = %u is too many for [routing] "
 				"algorithm = ofar: the escape ring adds one VC "
 				"and a port has at most %d; allowed: 1..%d",
-				df_config_origin(cfg, "links", key), key, want,
-				DF_MAX_VC, DF_MAX_VC - 1);
+				at, key, want, DF_MAX_VC, DF_MAX_VC - 1);
 			return -1;
 		}
 		tb->nvcs[c] = want;
@@ -387,15 +398,13 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 							"%s%s", len ? ", " : "",
 							phase_name[ph]);
 			char key[32];
-			snprintf(key, sizeof(key), "%s_vcs",
-				 df_link_class_name(c));
+			const char *at = vcs_key(cfg, c, key, sizeof(key));
 			snprintf(err, errlen,
-				 "%s: [links] %s_vcs = %u is too few for "
+				 "%s: [links] %s = %u is too few for "
 				 "[routing] algorithm = %s: its deadlock-free "
 				 "VC plan needs %u VCs on %s links (%s); "
 				 "allowed: %u..%u",
-				 df_config_origin(cfg, "links", key),
-				 df_link_class_name(c), want,
+				 at, key, want,
 				 df_algorithm_name(cfg->algorithm), tb->nvcs[c],
 				 df_link_class_name(c), used, tb->nvcs[c],
 				 DF_MAX_VC);
