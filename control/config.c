@@ -32,8 +32,8 @@ struct key_def {
 
 static const char *const arr_names[] = {"relative", "absolute", NULL};
 static const char *const alg_names[] = {
-	"min",	      "val",	   "ugal-l", "ugal-g", "ugal-l-vc",
-	"ugal-l-vch", "ugal-l-cr", "par",    "ofar",   NULL};
+	"min",	     "val", "ugal-l", "ugal-g",	    "ugal-l-vc", "ugal-l-vch",
+	"ugal-l-cr", "par", "ofar",   "vc-ordered", NULL};
 static const char *const ring_names[] = {"uni", "bi", NULL};
 static const char *const finish_names[] = {"keep", "stop", NULL};
 static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};

@@ -28,6 +28,8 @@ enum df_algorithm {
 	DF_ALG_UGAL_L_CR = 6,  /* [DF] §4.3.2, VCH + delayed credits */
 	DF_ALG_PAR = 7,	       /* UGAL-L re-decided in the source group */
 	DF_ALG_OFAR = 8,       /* [OC]: in-transit adaptive, escape ring */
+	DF_ALG_VC_ORDERED =
+		9, /* [OC]'s PB baseline: UGAL-L + congestion flag */
 	DF_ALG_COUNT,
 };
 

@@ -120,11 +120,11 @@ static void conservation(void)
 					CHECK(r.nonminimal == 0,
 					      "%s: MIN is all minimal", name);
 			}
-	/* the UGAL family and PAR: uniform and adversarial, conservation */
+	/* the adaptive algorithms: uniform and adversarial, conservation */
 	static const char *const ugal[] = {
 		"ugal-l",    "ugal-g", "ugal-l-vc", "ugal-l-vch",
-		"ugal-l-cr", "par",    "ofar"};
-	for (int a = 0; a < 7; a++)
+		"ugal-l-cr", "par",    "ofar",	    "vc-ordered"};
+	for (int a = 0; a < 8; a++)
 		for (int adv = 0; adv < 2; adv++) {
 			char alg[64];
 			snprintf(alg, sizeof(alg), "routing.algorithm=%s",

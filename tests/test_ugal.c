@@ -40,6 +40,17 @@ static void test_cr(void)
 	      "CR: t_d below the router's minimum (stale) delays nothing");
 }
 
+static void test_pb_flag(void)
+{
+	/* 4 global channels, 100 flits in all: mean 25 */
+	CHECK(!dp_pb_congested(45, 100, 4, 8),
+	      "PB: 45 <= 1.5 x 25 + 8 = 45.5: not congested");
+	CHECK(dp_pb_congested(46, 100, 4, 8), "PB: 46 > 45.5: congested");
+	CHECK(!dp_pb_congested(8, 0, 4, 8),
+	      "PB: an idle group, one packet queued: not congested");
+	CHECK(!dp_pb_congested(100, 0, 0, 8), "PB: no global channels: never");
+}
+
 static void test_queues(void)
 {
 	uint64_t qm, qnm;
@@ -122,6 +133,13 @@ static void test_decide(void)
 	      "UGAL-G, minimal global channel (router %u port %u) loaded: "
 	      "non-minimal",
 	      gr, gp);
+	CHECK(!decide(&g, r, dst, gi, DP_UGAL_PB),
+	      "vc-ordered (PB): local queues empty, but the minimal global "
+	      "channel flagged congested: non-minimal");
+	g.routers[gr]->port[gp].credits[0] += 60;
+	CHECK(decide(&g, r, dst, gi, DP_UGAL_PB),
+	      "vc-ordered (PB): flag down, local queues empty: minimal");
+	g.routers[gr]->port[gp].credits[0] -= 60;
 	CHECK(decide(&g, r, dst, 3, DP_UGAL_PORT) &&
 		      decide(&g, r, dst, 0, DP_UGAL_PORT),
 	      "Valiant group = source or destination group: minimal");
@@ -259,6 +277,7 @@ int main(void)
 	test_rule();
 	test_cr();
 	test_queues();
+	test_pb_flag();
 	test_decide();
 	test_par();
 	return check_done();

@@ -35,6 +35,8 @@ const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg)
 		return &dp_par_engine;
 	case DF_ALG_OFAR:
 		return &dp_ofar_engine;
+	case DF_ALG_VC_ORDERED:
+		return &dp_vc_ordered_engine;
 	default:
 		return NULL;
 	}

@@ -40,6 +40,23 @@ static uint64_t global_occupancy(const struct dp_router *r, uint32_t grouter,
 	return occupancy(&x->port[gport], -1);
 }
 
+/* vc-ordered (PB): the congestion flag of global channel gport of router
+ * grouter, as the group's piggybacked state would carry it (read here
+ * directly, without the piggyback's delay). */
+static int global_congested(const struct dp_router *r, uint32_t grouter,
+			    uint32_t gport)
+{
+	const struct dp_router *x = r->lc->run->routers[grouter];
+	const struct df_tables *tb = r->lc->run->tb;
+	uint64_t sum = 0;
+	uint32_t n = 0;
+
+	for (uint32_t k = tb->p + tb->a - 1; k < x->nports; k++, n++)
+		sum += occupancy(&x->port[k], -1);
+	return dp_pb_congested(occupancy(&x->port[gport], -1), sum, n,
+			       r->lc->run->pkt_flits);
+}
+
 void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 		    enum dp_ugal_mode mode)
 {
@@ -73,7 +90,9 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 	dp_ugal_queues(mode, out_m == out_nm, port_m, port_nm,
 		       occupancy(&r->port[out_m], vc_m),
 		       occupancy(&r->port[out_nm], vc_nm), &q_m, &q_nm);
-	if (dp_ugal_minimal(q_m, h_m, q_nm, h_nm, run->ugal_bias)) {
+	if (dp_ugal_minimal(q_m, h_m, q_nm, h_nm, run->ugal_bias) &&
+	    !(mode == DP_UGAL_PB && gr_m != UINT32_MAX &&
+	      global_congested(r, gr_m, gp_m))) {
 		r->decisions_min++;
 		return;
 	}
@@ -103,3 +122,8 @@ UGAL_ENGINE(dp_ugal_l_vch_engine, "ugal-l-vch", DP_UGAL_VCH);
  * UGAL-L_VCH"); its difference is in the routers' credit return, switched
  * on by dp_run.credit_delay (router.c). */
 UGAL_ENGINE(dp_ugal_l_cr_engine, "ugal-l-cr", DP_UGAL_VCH);
+/* The VC-ordered baseline of [OC] (PB, "3/2 VCs"): a decision at the
+ * source only, VC index rising along the path (the VAL plan, 3 local / 2
+ * global VCs), UGAL-L's rule plus PB's congestion flag on the minimal
+ * global channel. */
+UGAL_ENGINE(dp_vc_ordered_engine, "vc-ordered", DP_UGAL_PB);

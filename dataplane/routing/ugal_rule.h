@@ -14,7 +14,21 @@ enum dp_ugal_mode {
 	DP_UGAL_GLOBAL, /* UGAL-G: the group's global channels' queues */
 	DP_UGAL_VC,	/* UGAL-L_VC: the output VCs' queues */
 	DP_UGAL_VCH,	/* UGAL-L_VCH: ports if different, else VCs */
+	DP_UGAL_PB,	/* vc-ordered (PB): UGAL-L, or the minimal global
+			   channel flagged congested */
 };
+
+/*
+ * PB's congestion flag ([OC] §II: piggybacked global-link state; the rule
+ * as in FOGSim, NOTES-dragonfly-ofar.md §2.7): a global channel is
+ * congested when its occupancy q exceeds 1.5 x the mean occupancy of its
+ * router's global channels plus one packet.
+ */
+static inline int dp_pb_congested(uint64_t q, uint64_t sum, uint32_t n,
+				  uint32_t pkt_flits)
+{
+	return n && 2 * q * n > 3 * sum + 2 * (uint64_t)n * pkt_flits;
+}
 
 /* Minimal iff q_m * H_m <= q_nm * H_nm + bias: ties go minimal. */
 static inline int dp_ugal_minimal(uint64_t q_m, uint32_t h_m, uint64_t q_nm,
