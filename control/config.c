@@ -35,6 +35,7 @@ static const char *const alg_names[] = {
 	"min",	     "val", "ugal-l", "ugal-g",	    "ugal-l-vc", "ugal-l-vch",
 	"ugal-l-cr", "par", "ofar",   "vc-ordered", NULL};
 static const char *const ring_names[] = {"uni", "bi", NULL};
+static const char *const mode_names[] = {"steady", "batch", "all-to-all", NULL};
 static const char *const finish_names[] = {"keep", "stop", NULL};
 static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
@@ -50,6 +51,10 @@ const char *df_arrangement_name(enum df_arrangement a)
 const char *df_algorithm_name(enum df_algorithm a)
 {
 	return alg_names[a];
+}
+const char *df_mode_name(enum df_mode m)
+{
+	return mode_names[m];
 }
 const char *df_cm_name(enum df_cm c)
 {
@@ -145,6 +150,13 @@ static const struct key_def keys[] = {
 	 NULL, "give up draining after this long (ms)"},
 	{"traffic", "source_queue", K_U32, OFF(source_queue), 1, 1 << 24, NULL,
 	 "packets a terminal may hold before injection (more are dropped)"},
+	{"traffic", "mode", K_ENUM, OFF(mode), 0, 0, mode_names,
+	 "steady (load, warm-up, window) or a fixed amount of traffic sent "
+	 "as fast as flow control allows: batch (batch_packets per terminal, "
+	 "destinations from pattern) or all-to-all (one packet to every other "
+	 "terminal, random order); the report gives the time to deliver it"},
+	{"traffic", "batch_packets", K_U32, OFF(batch_packets), 1, 1 << 24,
+	 NULL, "batch mode: packets each terminal sends"},
 	{"traffic", "finish", K_ENUM, OFF(finish), 0, 0, finish_names,
 	 "after the window: keep generating until the measured packets are "
 	 "out, or stop and drain (queued packets still enter)"},
@@ -184,6 +196,7 @@ void df_config_defaults(struct df_config *cfg)
 	}
 	cfg->flit_bytes = 64;
 	cfg->vcs_plus = -1;
+	cfg->batch_packets = 2000;
 	cfg->algorithm = DF_ALG_MIN;
 	cfg->seed = 1;
 	cfg->misroute_threshold = 0.9;

@@ -48,6 +48,13 @@ enum df_process {
 
 #define DF_MAX_VC 4
 
+/* Steady state (load sweeps) or a fixed amount of traffic ([OC] §V). */
+enum df_mode {
+	DF_MODE_STEADY = 0,
+	DF_MODE_BATCH = 1,	/* each terminal sends batch_packets, at once */
+	DF_MODE_ALL_TO_ALL = 2, /* each terminal one packet to every other */
+};
+
 /* What generation does once the measurement window has closed. */
 enum df_finish {
 	DF_FINISH_KEEP = 0, /* go on until the measured packets are out
@@ -115,6 +122,8 @@ struct df_config {
 	uint64_t warmup_ms, measure_ms, drain_timeout_ms;
 	uint32_t source_queue;
 	enum df_finish finish;
+	enum df_mode mode;
+	uint32_t batch_packets;
 
 	/* [run] */
 	uint32_t workers;	    /* 0 = auto: one per free CPU, at least 1 */
@@ -137,6 +146,7 @@ const char *df_algorithm_name(enum df_algorithm a);
 const char *df_pattern_name(enum df_pattern p);
 const char *df_process_name(enum df_process p);
 const char *df_cm_name(enum df_cm c);
+const char *df_mode_name(enum df_mode m);
 const char *df_ring_dir_name(enum df_ring_dir d);
 const char *df_link_class_name(enum df_link_class c);
 

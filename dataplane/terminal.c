@@ -23,6 +23,12 @@ static uint32_t pick_dest(struct dp_term *t)
 	const struct dp_run *run = t->lc->run;
 	uint32_t per_group = run->p * run->a, d;
 
+	if (run->mode == DF_MODE_ALL_TO_ALL) {
+		d = (uint32_t)(((uint64_t)t->a2a_mul * t->a2a_k++ +
+				t->a2a_add) %
+			       (run->nterms - 1));
+		return d >= t->id ? d + 1 : d;
+	}
 	switch (run->pattern) {
 	case DF_PAT_ADVERSARIAL: /* [DF] WC / [OC] ADVG+k */
 		return ((t->group + run->shift) % run->g) * per_group +
@@ -68,6 +74,14 @@ static void generate(struct dp_term *t, uint64_t now)
 {
 	const struct dp_run *run = t->lc->run;
 
+	if (run->mode != DF_MODE_STEADY) {
+		/* a fixed amount, as fast as flow control lets it in */
+		if (t->sq_head == t->sq_tail && t->batch_left) {
+			t->batch_left--;
+			add_packet(t, now);
+		}
+		return;
+	}
 	switch (run->process) {
 	case DF_PROC_SATURATE:
 		if (t->sq_head == t->sq_tail)
@@ -199,6 +213,8 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
 	t->rx_pkts++;
 	if (in_window(run, pk->due_tsc))
 		lc->st.rx_bytes_window += m->pkt_len;
+	if (pk->due_tsc > lc->st.last_rx)
+		lc->st.last_rx = pk->due_tsc;
 	if (pk->flags & DP_PKT_MEASURED) {
 		lc->st.del_measured++;
 		int nonmin = (pk->flags & DP_PKT_NONMIN) != 0;

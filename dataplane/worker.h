@@ -37,6 +37,7 @@ struct dp_run {
 	uint32_t ecm_q8; /* threshold x 256 */
 	/* traffic */
 	int inject_rest; /* when generation stops, inject what is queued */
+	enum df_mode mode;
 	enum df_pattern pattern;
 	enum df_process process;
 	uint32_t shift, packet_bytes, pkt_flits;
@@ -62,7 +63,11 @@ struct dp_term {
 	uint32_t seq; /* packets injected so far */
 	uint64_t rx_pkts;
 	uint64_t inj_measured; /* measured packets it injected (fairness) */
-	struct dp_port port;   /* port.out: to the router; port.in: from it */
+	/* batch modes: packets still to generate; all-to-all: the k-th
+	 * destination is the k-th of a permutation d -> (mul*d + add) mod
+	 * (nterms - 1) of the other terminals */
+	uint32_t batch_left, a2a_k, a2a_mul, a2a_add;
+	struct dp_port port; /* port.out: to the router; port.in: from it */
 } __rte_cache_aligned;
 
 struct dp_lcore {

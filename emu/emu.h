@@ -69,6 +69,8 @@ struct df_report {
 	int drained; /* every measured packet arrived before the timeout */
 	int fully_drained; /* nothing left in flight at the end */
 	double wall_s, measure_s, tsc_hz;
+	double batch_time_ns;	 /* batch modes: start to the last delivery */
+	uint64_t rx_min, rx_max; /* packets received per terminal, extremes */
 	uint32_t nworkers;
 	uint64_t sweeps, idle_sleeps;
 	double busy_s; /* worker time in sweeps that found work, summed */

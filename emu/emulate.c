@@ -407,6 +407,7 @@ static void init_run(struct emu *e)
 		run->ecm_q8 = (uint32_t)(c->ecm_threshold * 256 + 0.5);
 	}
 	run->inject_rest = c->finish == DF_FINISH_STOP;
+	run->mode = c->mode;
 	run->pattern = c->pattern;
 	run->process = c->process;
 	run->shift = c->shift;
@@ -452,6 +453,8 @@ static void sum_stats(const struct emu *e, struct dp_stats *s)
 		s->enq_fail += x->enq_fail;
 		s->credits_out += x->credits_out;
 		s->credits_in += x->credits_in;
+		if (x->last_rx > s->last_rx)
+			s->last_rx = x->last_rx;
 	}
 }
 
@@ -508,6 +511,26 @@ static int all_stopped(const struct emu *e)
 /* Phases: warm-up and measurement with generation on; then generation on
  * until every measured packet is in; then a drain of everything in flight
  * and of every credit message. */
+static uint32_t gcd32(uint32_t x, uint32_t y)
+{
+	while (y) {
+		uint32_t t = x % y;
+		x = y;
+		y = t;
+	}
+	return x;
+}
+
+/* Batch modes: packets all terminals generate in all. */
+static uint64_t batch_total(const struct emu *e)
+{
+	uint32_t n = e->pl->topo.nterms;
+
+	return (uint64_t)n * (e->pl->cfg.mode == DF_MODE_ALL_TO_ALL
+				      ? n - 1
+				      : e->pl->cfg.batch_packets);
+}
+
 static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		       struct df_report *rep)
 {
@@ -517,10 +540,18 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	uint64_t deadline;
 	const char *phase = "warmup";
 	struct dp_stats s, prev = {0};
+	int batch = c->mode != DF_MODE_STEADY;
 
 	run->m0 = t0 + ns_to_tsc(e->hz, c->warmup_ms * 1000000ULL);
 	run->m1 = run->m0 + ns_to_tsc(e->hz, c->measure_ms * 1000000ULL);
-	deadline = run->m1 + ns_to_tsc(e->hz, c->drain_timeout_ms * 1000000ULL);
+	if (batch) {
+		/* every packet is measured; the time limit is the timeout */
+		run->m0 = t0;
+		run->m1 = UINT64_MAX;
+		phase = "batch";
+	}
+	deadline = (batch ? t0 : run->m1) +
+		   ns_to_tsc(e->hz, c->drain_timeout_ms * 1000000ULL);
 	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
 		struct dp_term *t = e->terms[i];
 		unsigned seed = (unsigned)(c->seed * 7919 + i);
@@ -532,6 +563,16 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 							(run->slot_q16 >> 16))
 				      : UINT64_MAX;
 		t->gen_frac = 0;
+		t->batch_left = c->mode == DF_MODE_ALL_TO_ALL
+					? e->pl->topo.nterms - 1
+					: c->batch_packets;
+		/* all-to-all: a random order of the other terminals */
+		t->a2a_k = 0;
+		t->a2a_add = (uint32_t)rand_r(&seed) % (e->pl->topo.nterms - 1);
+		do
+			t->a2a_mul = 1 + (uint32_t)rand_r(&seed) %
+						 (e->pl->topo.nterms - 1);
+		while (gcd32(t->a2a_mul, e->pl->topo.nterms - 1) != 1);
 	}
 	run->gen_on = 1;
 	rte_smp_wmb();
@@ -550,13 +591,21 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		else if (now >= run->m1 && run->gen_on)
 			phase = "finish"; /* measured packets still out */
 		done = s.gen_measured == s.del_measured + s.drops_measured;
-		if (run->gen_on && now >= run->m1 &&
-		    (done || c->finish == DF_FINISH_STOP)) {
-			run->gen_on = 0;
-			phase = "drain";
+		if (batch) {
+			/* generated all it had to, and all arrived */
+			if (s.generated == batch_total(e) && done) {
+				run->gen_on = 0;
+				rep->drained = 1;
+			}
+		} else {
+			if (run->gen_on && now >= run->m1 &&
+			    (done || c->finish == DF_FINISH_STOP)) {
+				run->gen_on = 0;
+				phase = "drain";
+			}
+			if (now >= run->m1 && done)
+				rep->drained = 1;
 		}
-		if (now >= run->m1 && done)
-			rep->drained = 1;
 		if (!run->gen_on && all_stopped(e)) {
 			sum_stats(e, &s); /* after the acknowledgements */
 			if (s.injected == s.delivered &&
@@ -719,12 +768,19 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->corrupt = s.corrupt;
 	rep->enq_fail = s.enq_fail;
 	rep->measure_s = c->measure_ms / 1e3;
+	if (c->mode != DF_MODE_STEADY) {
+		/* loads over the time the batch took to arrive */
+		rep->batch_time_ns = s.last_rx > e->run.m0
+					     ? (s.last_rx - e->run.m0) * ns
+					     : 0;
+		rep->measure_s = rep->batch_time_ns / 1e9;
+	}
 	rep->tsc_hz = e->hz;
 	rep->nworkers = e->pl->nworkers;
 	/* bytes per second a terminal link carries, all terminals */
 	cap = bw * 1e9 / 8 * e->pl->topo.nterms * rep->measure_s;
-	rep->offered_load = bw > 0 ? s.gen_bytes_window / cap : 0;
-	rep->accepted_load = bw > 0 ? s.rx_bytes_window / cap : 0;
+	rep->offered_load = bw > 0 && cap > 0 ? s.gen_bytes_window / cap : 0;
+	rep->accepted_load = bw > 0 && cap > 0 ? s.rx_bytes_window / cap : 0;
 	for (int k = 0; k < 2; k++)
 		rep->lat_hist[k] = calloc(1, sizeof(struct dp_hist));
 	if (lat && late && rep->lat_hist[0] && rep->lat_hist[1]) {
@@ -767,6 +823,12 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 			rep->router_min[r] = ro->decisions_min;
 			rep->router_nonmin[r] = ro->decisions_nonmin;
 		}
+	}
+	rep->rx_min = UINT64_MAX;
+	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
+		uint64_t n = e->terms[i]->rx_pkts;
+		rep->rx_min = n < rep->rx_min ? n : rep->rx_min;
+		rep->rx_max = n > rep->rx_max ? n : rep->rx_max;
 	}
 	rep->router_injected = calloc(rep->nrouters, sizeof(uint64_t));
 	for (uint32_t i = 0; rep->router_injected && i < e->pl->topo.nterms;

@@ -148,6 +148,13 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		"offered load", r->offered_load,
 		c->link[DF_LINK_TERMINAL].bandwidth_gbps);
 	fprintf(f, "  %-22s %.4f\n", "accepted load", r->accepted_load);
+	if (c->mode != DF_MODE_STEADY)
+		fprintf(f,
+			"  %-22s %s: %llu packets delivered in %.3f ms "
+			"(emulated time from the start to the last arrival)\n",
+			"batch", df_mode_name(c->mode),
+			(unsigned long long)r->delivered,
+			r->batch_time_ns / 1e6);
 	fprintf(f,
 		"  %-22s generated %llu, injected %llu, delivered %llu, "
 		"in flight %llu\n",
@@ -426,6 +433,13 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->link_tx_pkts[0],
 		(unsigned long long)r->link_tx_pkts[1],
 		(unsigned long long)r->link_tx_pkts[2]);
+	fprintf(f,
+		"  \"batch\": {\"mode\": \"%s\", \"packets\": %llu, "
+		"\"time_ns\": %.0f, \"received_per_terminal\": {\"min\": "
+		"%llu, \"max\": %llu}},\n",
+		df_mode_name(c->mode), (unsigned long long)r->generated,
+		r->batch_time_ns, (unsigned long long)r->rx_min,
+		(unsigned long long)r->rx_max);
 	fprintf(f,
 		"  \"tsc_hz\": %.0f,\n  \"sweeps\": %llu,\n"
 		"  \"idle_sleeps\": %llu,\n  \"wall_s\": %.3f\n}\n",

@@ -162,6 +162,43 @@ static void conservation(void)
 				      name, (unsigned long long)r.switches,
 				      (unsigned long long)r.redecisions);
 		}
+	/* batch modes ([OC] §V consumption runs): exact amounts, every
+	 * terminal's share received, a time no shorter than a terminal link
+	 * needs to send its part */
+	for (int a2a = 0; a2a < 2; a2a++) {
+		const char *sets[] = {a2a ? "traffic.mode=all-to-all"
+					  : "traffic.mode=batch",
+				      "traffic.batch_packets=300",
+				      "routing.algorithm=ofar",
+				      "links.terminal_bandwidth_gbps=0.1",
+				      "links.local_bandwidth_gbps=0.1",
+				      "links.global_bandwidth_gbps=0.1"};
+		uint64_t n = 72, per = a2a ? n - 1 : 300;
+		/* 512-byte packets at 0.1 Gb/s: 40.96 us each */
+		double floor_ns = per * 512 * 8 / 0.1;
+
+		snprintf(name, sizeof(name), "reference ofar %s",
+			 a2a ? "all-to-all" : "batch of 300");
+		if (run("configs/reference.ini", sets, 6, 1, &r)) {
+			CHECK(0, "%s: ran", name);
+			continue;
+		}
+		check_accounting(name, &r);
+		CHECK(r.generated == n * per && r.delivered == n * per,
+		      "%s: exactly %llu packets generated and delivered (%llu)",
+		      name, (unsigned long long)(n * per),
+		      (unsigned long long)r.delivered);
+		if (a2a)
+			CHECK(r.rx_min == n - 1 && r.rx_max == n - 1,
+			      "%s: every terminal received one packet from "
+			      "each other (%llu..%llu)",
+			      name, (unsigned long long)r.rx_min,
+			      (unsigned long long)r.rx_max);
+		CHECK(r.batch_time_ns >= floor_ns,
+		      "%s: took %.2f ms, at least the %.2f ms a terminal link "
+		      "needs for its share",
+		      name, r.batch_time_ns / 1e6, floor_ns / 1e6);
+	}
 	/* g-1 not dividing a*h (1 or 2 links per pair), and g*a*h odd (one
 	 * global port unused) */
 	static const char *const shapes[][2] = {
