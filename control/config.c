@@ -119,6 +119,9 @@ static const struct key_def keys[] = {
 	 NULL,
 	 "OFAR: a non-minimal port is eligible when its occupancy is at most "
 	 "this fraction of the minimal port's"},
+	{"routing", "escape", K_BOOL, OFF(escape), 0, 1, NULL,
+	 "OFAR: the escape ring (off can deadlock: for watchdog "
+	 "demonstrations only)"},
 	{"routing", "ring", K_ENUM, OFF(ring), 0, 0, ring_names,
 	 "OFAR escape ring direction (bi: shortest direction)"},
 	{"routing", "escape_cap", K_U32, OFF(escape_cap), 1, 255, NULL,
@@ -170,6 +173,9 @@ static const struct key_def keys[] = {
 	 "length of one idle sleep (us)"},
 	{"run", "lateness_tolerance_ns", K_U64, OFF(lateness_tolerance_ns), 0,
 	 1e12, NULL, "warn when lateness p99 exceeds this (ns)"},
+	{"run", "watchdog_ms", K_U32, OFF(watchdog_ms), 0, 3600000, NULL,
+	 "stop and report a VC whose head packet has not moved for this long "
+	 "(ms, 0 = off)"},
 	{"run", "tsc_calibrate_ms", K_U32, OFF(tsc_calibrate_ms), 10, 10000,
 	 NULL, "TSC calibration against CLOCK_MONOTONIC_RAW (ms)"},
 };
@@ -201,6 +207,7 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->seed = 1;
 	cfg->misroute_threshold = 0.9;
 	cfg->ring = DF_RING_UNI;
+	cfg->escape = 1;
 	cfg->escape_cap = 15;
 	cfg->cm = DF_CM_BCM;
 	cfg->bcm_bubble = 2;
@@ -220,6 +227,7 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->idle_sleep_us = 50;
 	cfg->lateness_tolerance_ns = 100000; /* VM noise floor: DPDK-NOTES §4 */
 	cfg->tsc_calibrate_ms = 100;
+	cfg->watchdog_ms = 10000;
 }
 
 static void fmt_err(char *err, size_t n, const char *fmt, ...)

@@ -108,6 +108,7 @@ struct df_config {
 	/* OFAR ([OC]) */
 	double misroute_threshold; /* non-minimal eligible at <= this x min */
 	enum df_ring_dir ring;
+	int escape; /* 0: no escape ring (deadlock demonstrations only) */
 	uint32_t escape_cap; /* escape entries before staying in the ring */
 	enum df_cm cm;
 	uint32_t bcm_bubble;  /* packets of room beyond the packet itself */
@@ -131,6 +132,7 @@ struct df_config {
 	int idle_backoff;	    /* sleep when a worker has nothing to do */
 	uint32_t idle_sleep_us;
 	uint64_t lateness_tolerance_ns;
+	uint32_t watchdog_ms; /* a VC head still this long: stuck (0 = off) */
 	uint32_t tsc_calibrate_ms;
 };
 

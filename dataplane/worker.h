@@ -30,6 +30,7 @@ struct dp_run {
 	/* OFAR ([OC]) */
 	const struct df_ring *ring; /* escape ring, NULL for other algorithms */
 	int ring_bi;
+	int escape; /* 0: the ring is never entered (deadlock demos) */
 	uint32_t misroute_q8; /* threshold x 256 */
 	uint32_t escape_cap;
 	enum df_cm cm;

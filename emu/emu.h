@@ -66,7 +66,8 @@ struct df_report {
 	char credit_issue[256];
 	int exactly_once;
 	uint64_t corrupt, enq_fail;
-	int drained; /* every measured packet arrived before the timeout */
+	int drained;	 /* every measured packet arrived before the timeout */
+	char stuck[200]; /* the watchdog's finding, "" if none */
 	int fully_drained; /* nothing left in flight at the end */
 	double wall_s, measure_s, tsc_hz;
 	double batch_time_ns;	 /* batch modes: start to the last delivery */

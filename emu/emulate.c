@@ -399,6 +399,7 @@ static void init_run(struct emu *e)
 	if (e->pl->tb.esc) {
 		run->ring = &e->pl->ring;
 		run->ring_bi = c->ring == DF_RING_BI;
+		run->escape = c->escape;
 		run->misroute_q8 =
 			(uint32_t)(c->misroute_threshold * 256 + 0.5);
 		run->escape_cap = c->escape_cap;
@@ -531,6 +532,58 @@ static uint64_t batch_total(const struct emu *e)
 				      : e->pl->cfg.batch_packets);
 }
 
+/*
+ * Stall watchdog: a non-empty input VC whose head index has not moved for
+ * watchdog_ms is stuck (a deadlock, or a starvation as bad). The main
+ * lcore reads the workers' queue indices without locks: a torn read can
+ * only delay the verdict by one check.
+ */
+struct watch {
+	uint32_t *head;	 /* [router][port][vc]: head index last seen */
+	uint64_t *since; /* TSC it was first seen there, 0 = moving/empty */
+	uint64_t next;	 /* next check */
+};
+
+static int watch_check(struct emu *e, struct watch *w, uint64_t now,
+		       struct df_report *rep)
+{
+	const struct df_topo *t = &e->pl->topo;
+	uint64_t limit = ns_to_tsc(e->hz, e->pl->cfg.watchdog_ms * 1000000ULL);
+
+	if (w->head == NULL || limit == 0 || now < w->next)
+		return 0;
+	w->next = now + limit / 10 + 1;
+	for (uint32_t r = 0; r < t->nrouters; r++)
+		for (uint32_t k = 0; k < e->routers[r]->nports; k++) {
+			const struct dp_port *p = &e->routers[r]->port[k];
+			for (uint32_t v = 0; v < p->nvc; v++) {
+				size_t i = ((size_t)r * t->nports + k) *
+						   DF_MAX_VC +
+					   v;
+				volatile const struct dp_vcq *q = &p->q[v];
+				uint32_t head = q->head, n = q->tail - head;
+				if (n == 0 || head != w->head[i]) {
+					w->head[i] = head;
+					w->since[i] = n ? now : 0;
+					continue;
+				}
+				if (w->since[i] == 0)
+					w->since[i] = now;
+				if (now - w->since[i] < limit)
+					continue;
+				snprintf(
+					rep->stuck, sizeof(rep->stuck),
+					"router %u port %u (%s) vc%u: its head "
+					"packet has not moved for %.0f ms, %u "
+					"packets queued",
+					r, k, df_link_class_name(p->cls), v,
+					(now - w->since[i]) * 1e3 / e->hz, n);
+				return 1;
+			}
+		}
+	return 0;
+}
+
 static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		       struct df_report *rep)
 {
@@ -541,6 +594,10 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	const char *phase = "warmup";
 	struct dp_stats s, prev = {0};
 	int batch = c->mode != DF_MODE_STEADY;
+	size_t nvq =
+		(size_t)e->pl->topo.nrouters * e->pl->topo.nports * DF_MAX_VC;
+	struct watch w = {.head = calloc(nvq, sizeof(uint32_t)),
+			  .since = calloc(nvq, sizeof(uint64_t))};
 
 	run->m0 = t0 + ns_to_tsc(e->hz, c->warmup_ms * 1000000ULL);
 	run->m1 = run->m0 + ns_to_tsc(e->hz, c->measure_ms * 1000000ULL);
@@ -616,6 +673,10 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			phase = "timeout";
 			break;
 		}
+		if (watch_check(e, &w, now, rep)) {
+			phase = "stuck";
+			break;
+		}
 		if (!o->quiet && now - last_status >= (uint64_t)e->hz) {
 			status_line(e, o, t0, now, phase, &s, &prev,
 				    &last_status);
@@ -624,6 +685,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	run->gen_on = 0;
 	run->quit = 1;
 	rte_eal_mp_wait_lcore();
+	free(w.head);
+	free(w.since);
 	rep->wall_s = (double)(rte_rdtsc() - t0) / e->hz;
 	if (!o->quiet) {
 		sum_stats(e, &s);

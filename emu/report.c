@@ -216,7 +216,12 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		r->exactly_once && !r->corrupt ? "yes" : "NO");
 	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
 		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
-	if (!r->drained)
+	if (r->stuck[0])
+		fprintf(f,
+			"  STUCK: %s; the run was stopped ([run] watchdog_ms "
+			"= %u)\n",
+			r->stuck, c->watchdog_ms);
+	else if (!r->drained)
 		fprintf(f,
 			"  WARNING: the drain timeout ([traffic] "
 			"drain_timeout_ms = %llu) expired before every "
@@ -414,6 +419,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->late_p99_ns,
 		(unsigned long long)r->late_max_ns,
 		r->lateness_ok ? "true" : "false");
+	fprintf(f, "  \"stuck\": ");
+	json_str(f, r->stuck);
+	fprintf(f, ",\n");
 	fprintf(f, "  \"credits_conserved\": %s,\n",
 		r->credits_conserved ? "true" : "false");
 	if (!r->credits_conserved) {

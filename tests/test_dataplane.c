@@ -439,27 +439,28 @@ static void overload(void)
 	char name[128];
 
 	for (int i = 0; i < 4; i++) {
-		const char *sets[] = {"routing.algorithm=ofar",
-				      "traffic.pattern=adversarial",
-				      "traffic.shift=2",
-				      "traffic.process=saturate",
-				      "traffic.source_queue=64",
-				      "traffic.warmup_ms=100",
-				      "traffic.measure_ms=400",
-				      "traffic.finish=stop",
-				      "traffic.drain_timeout_ms=120000",
-				      "links.terminal_bandwidth_gbps=0.1",
-				      "links.local_bandwidth_gbps=0.1",
-				      "links.global_bandwidth_gbps=0.1",
-				      variants[i][0],
-				      variants[i][1],
-				      variants[i][2]};
+		const char *sets[] = {
+			"routing.algorithm=ofar", "traffic.pattern=adversarial",
+			"traffic.shift=2", "traffic.process=saturate",
+			"traffic.source_queue=64", "traffic.warmup_ms=100",
+			"traffic.measure_ms=400", "traffic.finish=stop",
+			"traffic.drain_timeout_ms=120000",
+			/* starved heads wait 100s of ms when
+			 * the ring is full (no CM): a stall
+			 * is longer */
+			"run.watchdog_ms=5000",
+			"links.terminal_bandwidth_gbps=0.1",
+			"links.local_bandwidth_gbps=0.1",
+			"links.global_bandwidth_gbps=0.1", variants[i][0],
+			variants[i][1], variants[i][2]};
 		snprintf(name, sizeof(name), "OFAR ADV+h overload, %s, %s",
 			 variants[i][0], variants[i][1]);
-		if (run("configs/reference.ini", sets, 15, 1, &r)) {
+		if (run("configs/reference.ini", sets, 16, 1, &r)) {
 			CHECK(0, "%s: ran", name);
 			continue;
 		}
+		CHECK(r.stuck[0] == '\0', "%s: the watchdog saw no stall %s",
+		      name, r.stuck);
 		check_accounting(name, &r);
 		CHECK(r.esc_entries > 0 && r.mis_global > 0 && r.mis_local > 0,
 		      "%s: %llu escape-ring entries, %llu global and %llu "
@@ -469,6 +470,42 @@ static void overload(void)
 		      (unsigned long long)r.mis_global,
 		      (unsigned long long)r.mis_local);
 	}
+}
+
+/* The same overload without the escape ring deadlocks the canonical
+ * network; the watchdog must say where, and end the run, long before the
+ * drain timeout. */
+static void no_escape(void)
+{
+	const char *sets[] = {"routing.algorithm=ofar",
+			      "routing.escape=off",
+			      "routing.cm=none",
+			      "links.local_buffer_flits=16",
+			      "links.global_buffer_flits=16",
+			      "traffic.pattern=adversarial",
+			      "traffic.shift=2",
+			      "traffic.process=saturate",
+			      "traffic.warmup_ms=100",
+			      "traffic.measure_ms=1000",
+			      "traffic.finish=stop",
+			      "traffic.drain_timeout_ms=120000",
+			      "run.watchdog_ms=300",
+			      "links.terminal_bandwidth_gbps=0.1",
+			      "links.local_bandwidth_gbps=0.1",
+			      "links.global_bandwidth_gbps=0.1"};
+	struct df_report r;
+
+	if (run("configs/reference.ini", sets, 16, 1, &r)) {
+		CHECK(0, "OFAR without escape ring: ran");
+		return;
+	}
+	CHECK(r.stuck[0] && strstr(r.stuck, "has not moved") &&
+		      strstr(r.stuck, "router ") && strstr(r.stuck, " vc"),
+	      "OFAR without escape ring under ADV+h: the watchdog names the "
+	      "stuck VC: %s",
+	      r.stuck);
+	CHECK(r.wall_s < 30 && !r.drained,
+	      "  and stops the run (%.1f s, drain timeout 120 s)", r.wall_s);
 }
 
 int main(int argc, char **argv)
@@ -508,9 +545,10 @@ int main(int argc, char **argv)
 		timing();
 	else if (!strcmp(mode, "paper"))
 		paper();
-	else if (!strcmp(mode, "overload"))
+	else if (!strcmp(mode, "overload")) {
 		overload();
-	else
+		no_escape();
+	} else
 		CHECK(0, "unknown mode %s", mode);
 	df_eal_cleanup();
 	return check_done();

@@ -230,8 +230,8 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, int inject,
 		return take(pk, minp, (uint32_t)vc);
 	if (misroute(r, pk, minp, need, now))
 		return 1;
-	if (inject || best_vc(run, mp, pk->flits) >= 0)
-		return 0; /* only busy: wait for it */
+	if (inject || best_vc(run, mp, pk->flits) >= 0 || !run->escape)
+		return 0; /* only busy: wait for it (or no ring to take) */
 	ring_direction(run, r, pk);
 	if (!ring_move(run, r, pk, 2, now))
 		return 0;
