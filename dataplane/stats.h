@@ -13,7 +13,7 @@
 
 #define DP_HIST_SUB	32
 #define DP_HIST_BUCKETS (64 + 58 * DP_HIST_SUB)
-#define DP_MAX_HOPS	16
+#define DP_MAX_HOPS	32
 
 struct dp_hist {
 	uint64_t n, sum, min, max;
