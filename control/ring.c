@@ -5,16 +5,6 @@
 
 #include "ring.h"
 
-static uint32_t gcd(uint32_t x, uint32_t y)
-{
-	while (y) {
-		uint32_t t = x % y;
-		x = y;
-		y = t;
-	}
-	return x;
-}
-
 /* The k-th global link (router index in group, port) from group G to
  * group H, or -1 if there are fewer. */
 static int link_to(const struct df_topo *t, uint32_t G, uint32_t H, uint32_t k,
@@ -135,7 +125,7 @@ int df_ring_build(struct df_ring *ring, const struct df_topo *t, char *err,
 		return -1;
 	}
 	for (uint32_t s = 1; s < t->g; s++)
-		if (gcd(s, t->g) == 1 && try_step(ring, t, s) == 0)
+		if (df_gcd(s, t->g) == 1 && try_step(ring, t, s) == 0)
 			return df_ring_check(ring, t, err, errlen);
 	df_ring_free(ring);
 	snprintf(err, errlen,

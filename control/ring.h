@@ -14,6 +14,17 @@
 
 #include "wiring.h"
 
+/* Greatest common divisor (group steps, all-to-all orders). */
+static inline uint32_t df_gcd(uint32_t x, uint32_t y)
+{
+	while (y) {
+		uint32_t t = x % y;
+		x = y;
+		y = t;
+	}
+	return x;
+}
+
 struct df_ring {
 	uint32_t n;	 /* routers on the ring: all of them */
 	uint32_t *order; /* [pos]: router at ring position pos */

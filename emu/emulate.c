@@ -512,16 +512,6 @@ static int all_stopped(const struct emu *e)
 /* Phases: warm-up and measurement with generation on; then generation on
  * until every measured packet is in; then a drain of everything in flight
  * and of every credit message. */
-static uint32_t gcd32(uint32_t x, uint32_t y)
-{
-	while (y) {
-		uint32_t t = x % y;
-		x = y;
-		y = t;
-	}
-	return x;
-}
-
 /* Batch modes: packets all terminals generate in all. */
 static uint64_t batch_total(const struct emu *e)
 {
@@ -629,7 +619,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		do
 			t->a2a_mul = 1 + (uint32_t)rand_r(&seed) %
 						 (e->pl->topo.nterms - 1);
-		while (gcd32(t->a2a_mul, e->pl->topo.nterms - 1) != 1);
+		while (df_gcd(t->a2a_mul, e->pl->topo.nterms - 1) != 1);
 	}
 	run->gen_on = 1;
 	rte_smp_wmb();

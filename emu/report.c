@@ -246,6 +246,21 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 }
 
 /* A JSON string literal: quotes, backslashes and control bytes escaped. */
+/* A histogram over 0..DP_MAX_HOPS-1 as {"n": count, ...}, non-zero only. */
+static void json_counts(FILE *f, const uint64_t *c)
+{
+	int first = 1;
+
+	fputc('{', f);
+	for (int h = 0; h < DP_MAX_HOPS; h++)
+		if (c[h]) {
+			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", h,
+				(unsigned long long)c[h]);
+			first = 0;
+		}
+	fputc('}', f);
+}
+
 static void json_latency(FILE *f, const struct df_latency *l)
 {
 	fprintf(f,
@@ -305,7 +320,6 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 {
 	const struct df_config *c = &pl->cfg;
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	int first = 1;
 
 	if (f == NULL) {
 		snprintf(err, errlen, "--json %s: %s", path, strerror(errno));
@@ -363,28 +377,17 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, ", \"nonminimal\": ");
 	json_hist(f, r->lat_hist[1], 1e9 / r->tsc_hz);
 	fprintf(f, "},\n");
-	fprintf(f, "  \"hops\": {\"histogram\": {");
-	for (int h = 0; h < DP_MAX_HOPS; h++)
-		if (r->hops[h]) {
-			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", h,
-				(unsigned long long)r->hops[h]);
-			first = 0;
-		}
-	fprintf(f, "}},\n");
+	fprintf(f, "  \"hops\": {\"histogram\": ");
+	json_counts(f, r->hops);
+	fprintf(f, "},\n");
 	fprintf(f,
 		"  \"ofar\": {\"local_misroutes\": %llu, \"global_misroutes\": "
-		"%llu, \"escape_entries\": %llu, \"escapes_per_packet\": {",
+		"%llu, \"escape_entries\": %llu, \"escapes_per_packet\": ",
 		(unsigned long long)r->mis_local,
 		(unsigned long long)r->mis_global,
 		(unsigned long long)r->esc_entries);
-	first = 1;
-	for (int h = 0; h < DP_MAX_HOPS; h++)
-		if (r->escapes[h]) {
-			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", h,
-				(unsigned long long)r->escapes[h]);
-			first = 0;
-		}
-	fprintf(f, "}},\n");
+	json_counts(f, r->escapes);
+	fprintf(f, "},\n");
 	fprintf(f, "  \"paths\": {\"minimal\": %llu, \"nonminimal\": %llu},\n",
 		(unsigned long long)r->minimal,
 		(unsigned long long)r->nonminimal);

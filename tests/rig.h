@@ -54,8 +54,10 @@ static inline int rig_init(struct rig *g, enum df_algorithm alg)
 	g->run.p = g->topo.p;
 	g->run.a = g->topo.a;
 	g->run.g = g->topo.g;
-	if (g->tb.esc)
+	if (g->tb.esc) {
 		g->run.ring = &g->ring;
+		g->run.escape = 1;
+	}
 	g->lc = aligned_alloc(64, (sizeof(*g->lc) + 63) & ~63UL);
 	memset(g->lc, 0, sizeof(*g->lc));
 	g->lc->run = &g->run;
