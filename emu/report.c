@@ -73,28 +73,31 @@ static void print_fairness(FILE *f, const struct df_plan *pl,
 }
 
 /* OFAR: misroutes, escape-ring entries and their spread over packets. */
-static void print_ofar(FILE *f, const struct df_report *r)
+/* A histogram over 0..DP_MAX_HOPS-1 as shares, non-zero buckets only; the
+ * last bucket also holds everything beyond it. */
+static void print_shares(FILE *f, const char *what, const uint64_t *c,
+			 int decimals)
 {
 	uint64_t n = 0;
-	int max = 0;
 
 	for (int h = 0; h < DP_MAX_HOPS; h++)
-		if (r->escapes[h]) {
-			n += r->escapes[h];
-			max = h;
-		}
+		n += c[h];
+	fprintf(f, "  %-22s", what);
+	for (int h = 0; h < DP_MAX_HOPS && n; h++)
+		if (c[h])
+			fprintf(f, " %d:%.*f%%", h, decimals, 100.0 * c[h] / n);
+	fprintf(f, "%s\n", c[DP_MAX_HOPS - 1] ? " (last: or more)" : "");
+}
+
+static void print_ofar(FILE *f, const struct df_report *r)
+{
 	fprintf(f,
 		"  %-22s %llu local and %llu global misroutes, %llu "
-		"escape-ring "
-		"entries\n",
+		"escape-ring entries\n",
 		"in transit (OFAR)", (unsigned long long)r->mis_local,
 		(unsigned long long)r->mis_global,
 		(unsigned long long)r->esc_entries);
-	fprintf(f, "  %-22s", "escape entries/packet");
-	for (int h = 0; h <= max && n; h++)
-		if (r->escapes[h])
-			fprintf(f, " %d:%.3f%%", h, 100.0 * r->escapes[h] / n);
-	fprintf(f, "%s\n", max == DP_MAX_HOPS - 1 ? " (last: or more)" : "");
+	print_shares(f, "escape entries/packet", r->escapes, 3);
 }
 
 /* UGAL-L_CR: the totals, and the output whose t_d delayed most. */
@@ -131,7 +134,6 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		     FILE *f)
 {
 	const struct df_config *c = &pl->cfg;
-	uint64_t hops_total = 0;
 
 	fprintf(f, "\ndfemu report: %s\n", c->path);
 	fprintf(f, "  %-22s p=%u a=%u h=%u g=%u %s, %u routers, %u terminals\n",
@@ -177,15 +179,9 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		print_latency(f, "  minimal paths", &r->lat_path[0]);
 		print_latency(f, "  non-minimal paths", &r->lat_path[1]);
 	}
-	for (int h = 0; h < DP_MAX_HOPS; h++)
-		hops_total += r->hops[h];
-	fprintf(f, "  %-22s", "hops (router-router)");
-	for (int h = 0; h < DP_MAX_HOPS; h++)
-		if (r->hops[h])
-			fprintf(f, " %d:%.1f%%", h,
-				100.0 * r->hops[h] / hops_total);
+	print_shares(f, "hops (router-router)", r->hops, 1);
 	fprintf(f,
-		"\n  %-22s minimal %llu, non-minimal %llu (decisions, all "
+		"  %-22s minimal %llu, non-minimal %llu (decisions, all "
 		"packets: %llu / %llu)\n",
 		"paths", (unsigned long long)r->minimal,
 		(unsigned long long)r->nonminimal,
