@@ -17,6 +17,7 @@
 #include <rte_cfgfile.h>
 
 #include "config.h"
+#include "terminals.h"
 
 enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL, K_VCS };
 
@@ -182,8 +183,8 @@ static const struct key_def keys[] = {
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 _Static_assert(NKEYS <= DF_CFG_MAX_KEYS, "raise DF_CFG_MAX_KEYS");
 
-static const char *const sections[] = {"topology", "links", "routing",
-				       "traffic",  "run",   NULL};
+static const char *const sections[] = {
+	"topology", "links", "routing", "traffic", "terminals", "run", NULL};
 
 void df_config_defaults(struct df_config *cfg)
 {
@@ -455,7 +456,7 @@ static int scan_file(const char *path, struct scan *sc, char *err, size_t n)
 				fmt_err(err, n,
 					"%s:%d: unknown section [%s]; allowed: "
 					"[topology] [links] [routing] "
-					"[traffic] [run]",
+					"[traffic] [terminals] [run]",
 					path, line, sec);
 				goto fail;
 			}
@@ -488,7 +489,11 @@ static int scan_file(const char *path, struct scan *sc, char *err, size_t n)
 				path, line, key);
 			goto fail;
 		}
-		if (find_key(sec, key) == NULL) {
+		uint32_t lo, hi;
+		int attr;
+		if (!strcmp(sec, "terminals")
+			    ? df_term_key(key, &lo, &hi, &attr) != 0
+			    : find_key(sec, key) == NULL) {
 			char allowed[1024];
 			list_keys_of(sec, allowed, sizeof(allowed));
 			fmt_err(err, n,
@@ -533,12 +538,14 @@ static int apply(struct df_config *cfg, const char *where, const char *sec,
 	const struct key_def *k = find_key(sec, key);
 	char allowed[256];
 
+	if (!strcmp(sec, "terminals"))
+		return df_term_apply(cfg, where, key, val, err, n);
 	if (k == NULL) {
 		char list[1024];
 		if (!known_section(sec)) {
 			fmt_err(err, n,
 				"%s: unknown section [%s]; allowed: [topology] "
-				"[links] [routing] [traffic] [run]",
+				"[links] [routing] [traffic] [terminals] [run]",
 				where, sec);
 			return -1;
 		}
@@ -724,7 +731,7 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 			AT("topology", "p"));
 		return -1;
 	}
-	return 0;
+	return df_term_validate(c, err, n);
 }
 
 int df_config_load(struct df_config *cfg, const char *path,

@@ -82,6 +82,21 @@ struct df_link_params {
 };
 
 #define DF_CFG_MAX_KEYS 64
+#define DF_MAX_BINDS	64 /* [terminals] port bindings and address keys */
+
+struct df_term_bind {
+	uint32_t lo, hi; /* terminals lo..hi */
+	char vdev[192];	 /* "{t}" stands for the terminal number */
+	char where[80];
+};
+
+struct df_term_addr {
+	uint32_t t;
+	int attr; /* 1: mac, 2: ip */
+	uint8_t mac[6];
+	uint32_t ip; /* host order */
+	char where[80];
+};
 
 struct df_config {
 	char path[256]; /* file the config came from, for messages */
@@ -125,6 +140,12 @@ struct df_config {
 	enum df_finish finish;
 	enum df_mode mode;
 	uint32_t batch_packets;
+
+	/* [terminals] */
+	struct df_term_bind bind[DF_MAX_BINDS];
+	uint32_t nbind;
+	struct df_term_addr addr[DF_MAX_BINDS];
+	uint32_t naddr;
 
 	/* [run] */
 	uint32_t workers;	    /* 0 = auto: one per free CPU, at least 1 */

@@ -116,21 +116,10 @@ static void write_frame(struct rte_mbuf *m, const struct dp_term *t,
 	const struct dp_run *run = t->lc->run;
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct dp_payload *pl = (struct dp_payload *)(eh + 1);
-	uint32_t per_group = run->p * run->a;
 
-	/* 02:df:GG:GG:RR:PP, locally administered (DESIGN.md §2) */
-	for (int side = 0; side < 2; side++) {
-		uint32_t id = side ? t->id : dst;
-		uint8_t *b = side ? eh->src_addr.addr_bytes
-				  : eh->dst_addr.addr_bytes;
-		uint32_t grp = id / per_group, rem = id % per_group;
-		b[0] = 0x02;
-		b[1] = 0xdf;
-		b[2] = grp >> 8;
-		b[3] = grp & 0xff;
-		b[4] = rem / run->p;
-		b[5] = rem % run->p;
-	}
+	/* the terminals' addresses (02:df:GG:GG:RR:PP unless configured) */
+	memcpy(eh->dst_addr.addr_bytes, run->macs[dst], RTE_ETHER_ADDR_LEN);
+	memcpy(eh->src_addr.addr_bytes, run->macs[t->id], RTE_ETHER_ADDR_LEN);
 	eh->ether_type = rte_cpu_to_be_16(DP_ETHERTYPE);
 	pl->magic = DP_MAGIC;
 	pl->src_term = t->id;
@@ -202,7 +191,9 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
 	dp_hist_add(&lc->st.lateness, now - pk->due_tsc);
 	if (unlikely(pl->magic != DP_MAGIC || pl->dst_term != t->id ||
 		     src >= run->nterms || src != pk->src_term ||
-		     seq != pk->seq)) {
+		     seq != pk->seq ||
+		     memcmp(eh->dst_addr.addr_bytes, run->macs[t->id],
+			    RTE_ETHER_ADDR_LEN))) {
 		lc->st.corrupt++;
 	} else {
 		lc->rx_cnt[src]++;

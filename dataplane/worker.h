@@ -47,7 +47,8 @@ struct dp_run {
 	uint64_t slot_q16; /* one packet time on a terminal link, TSC<<16 */
 	uint64_t gap_q16;  /* periodic: slot / load */
 	uint32_t src_queue_mask;
-	const uint32_t *perm; /* permutation pattern: destination of each */
+	const uint32_t *perm;	  /* permutation pattern: destination of each */
+	const uint8_t (*macs)[6]; /* [terminal]: its MAC ([terminals]) */
 	/* idle backoff */
 	int idle_backoff;
 	uint64_t idle_sleep_tsc, idle_margin_tsc;

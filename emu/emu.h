@@ -103,6 +103,9 @@ struct df_emu_opts {
 int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	       struct df_report *rep, char *err, size_t errlen);
 
+/* s as a JSON string, quotes and escapes included. */
+void df_json_str(FILE *f, const char *s);
+
 /* Free what a report allocated. */
 void df_report_free(struct df_report *r);
 

@@ -23,6 +23,7 @@
 #include <rte_ring_elem.h>
 
 #include "emu.h"
+#include "terminals.h"
 #include "routing.h"
 #include "worker.h"
 
@@ -37,6 +38,7 @@ struct emu {
 	struct dp_link *links; /* router ports, then T->R, then R->T */
 	uint32_t nlinks;
 	uint32_t *perm;
+	uint8_t (*macs)[6];
 	char *err;
 	size_t errlen;
 };
@@ -312,6 +314,20 @@ static void assign(struct emu *e)
 		struct dp_lcore *lc = e->terms[i]->lc;
 		lc->terms[lc->nterms++] = e->terms[i];
 	}
+}
+
+/* Every terminal's MAC (control/terminals.c), for the built-in frames. */
+static int build_macs(struct emu *e)
+{
+	uint32_t n = e->pl->topo.nterms;
+
+	e->macs = malloc(n * sizeof(*e->macs));
+	if (e->macs == NULL)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		df_term_mac(&e->pl->cfg, i, e->macs[i]);
+	e->run.macs = (const uint8_t(*)[6])e->macs;
+	return 0;
 }
 
 /* Random pairing for the permutation pattern: a derangement, seeded. */
@@ -958,6 +974,7 @@ static void teardown(struct emu *e)
 	free(e->lc);
 	free(e->lcore_id);
 	free(e->perm);
+	free(e->macs);
 }
 
 int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
@@ -973,8 +990,9 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	if (build_lcores(&e) || build_links(&e) || build_nodes(&e) ||
 	    build_pool(&e))
 		goto out;
-	if (pl->cfg.pattern == DF_PAT_PERMUTATION && build_perm(&e)) {
-		snprintf(err, errlen, "out of memory for the permutation");
+	if ((pl->cfg.pattern == DF_PAT_PERMUTATION && build_perm(&e)) ||
+	    build_macs(&e)) {
+		snprintf(err, errlen, "out of memory for the traffic tables");
 		goto out;
 	}
 	assign(&e);

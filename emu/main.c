@@ -16,6 +16,7 @@
 #include <rte_lcore.h>
 
 #include "emu.h"
+#include "terminals.h"
 
 #define MAX_SETS     128
 #define MAX_EAL_ARGS 64
@@ -25,7 +26,7 @@ struct app_args {
 	const char *sets[MAX_SETS];
 	int nsets;
 	const char *json;
-	int quiet, check;
+	int quiet, check, print_addresses;
 	char **eal;
 	int neal;
 };
@@ -36,6 +37,7 @@ static void usage(FILE *f, const char *prog)
 		"Usage: %s --config FILE [--set SECTION.KEY=VALUE]... "
 		"[--json FILE] [--quiet] [--eal EAL-ARGS...]\n"
 		"       %s --check --config FILE [--set ...]\n"
+		"       %s --print-addresses --config FILE [--set ...]\n"
 		"       %s [EAL-ARGS...] -- --config FILE [...]\n\n"
 		"Emulates a dragonfly network (routers as DPDK poll tasks, "
 		"links with shaped\nlatency and bandwidth, virtual channels "
@@ -55,6 +57,10 @@ static void usage(FILE *f, const char *prog)
 		"tables, VC plan and\n"
 		"                        placement, print a summary, do not "
 		"forward\n"
+		"  -a, --print-addresses print every terminal's router, group, "
+		"MAC, IPv4 and port\n"
+		"                        (vdev or builtin) as JSON, do not "
+		"forward\n"
 		"  -h, --help            this text\n"
 		"      --eal ARGS...     everything after it goes to DPDK's "
 		"EAL. Without EAL\n"
@@ -65,7 +71,7 @@ static void usage(FILE *f, const char *prog)
 		"                        is mounted, else --no-huge -m "
 		"<size> --no-shconf\n\n"
 		"Config keys ([section] key: meaning; allowed):\n",
-		prog, prog, prog);
+		prog, prog, prog, prog);
 	df_config_print_keys(f);
 	fprintf(f, "\nExit status: 0 run complete and every packet and "
 		   "credit accounted for;\n1 accounting failed (not drained, "
@@ -81,13 +87,14 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 		{"json", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"check", no_argument, NULL, 'k'},
+		{"print-addresses", no_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:s:j:qkh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:s:j:qkah", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			a->config = optarg;
@@ -110,6 +117,9 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 			break;
 		case 'k':
 			a->check = 1;
+			break;
+		case 'a':
+			a->print_addresses = 1;
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
@@ -179,6 +189,32 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 	return 0;
 }
 
+/* The address plan as JSON, one object per terminal. */
+static void print_addresses(const struct df_config *c, FILE *f)
+{
+	uint32_t per_group = c->p * c->a, nt = per_group * c->g;
+	char vdev[256];
+
+	fprintf(f, "[");
+	for (uint32_t t = 0; t < nt; t++) {
+		uint8_t m[6];
+		uint32_t ip = df_term_ip(c, t);
+		const char *port = df_term_vdev(c, t, vdev, sizeof(vdev));
+
+		df_term_mac(c, t, m);
+		fprintf(f,
+			"%s\n  {\"terminal\": %u, \"router\": %u, \"group\": "
+			"%u, \"mac\": \"%02x:%02x:%02x:%02x:%02x:%02x\", "
+			"\"ip\": \"%u.%u.%u.%u\", \"port\": ",
+			t ? "," : "", t, t / c->p, t / per_group, m[0], m[1],
+			m[2], m[3], m[4], m[5], ip >> 24, ip >> 16 & 0xff,
+			ip >> 8 & 0xff, ip & 0xff);
+		df_json_str(f, port ? port : "builtin");
+		fprintf(f, "}");
+	}
+	fprintf(f, "\n]\n");
+}
+
 int main(int argc, char **argv)
 {
 	struct app_args a = {0};
@@ -225,6 +261,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dfemu: %s\n", err);
 		return 2;
 	}
+	if (a.print_addresses) {
+		print_addresses(&cfg, stdout);
+		return 0;
+	}
 	nworkers = cfg.workers ? (int)cfg.workers : (ncpu > 1 ? ncpu - 1 : 1);
 	if (split >= 0) /* EAL decides; check against it after init */
 		nworkers = cfg.workers ? (int)cfg.workers : 128;
@@ -236,6 +276,16 @@ int main(int argc, char **argv)
 		df_plan_summary(&pl, stdout);
 		df_plan_free(&pl);
 		return 0;
+	}
+	if (cfg.nbind) {
+		fprintf(stderr,
+			"dfemu: %s: [terminals] t%u = %s: terminals bound to "
+			"DPDK ports are checked and addressed (--check, "
+			"--print-addresses) but not forwarded yet; run without "
+			"the [terminals] port bindings\n",
+			cfg.bind[0].where, cfg.bind[0].lo, cfg.bind[0].vdev);
+		df_plan_free(&pl);
+		return 2;
 	}
 
 	if (split >= 0) {

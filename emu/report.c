@@ -296,7 +296,7 @@ static void json_output(FILE *f, const struct df_output_report *o, int first)
 		(unsigned long long)o->delayed, o->delay_avg_ns);
 }
 
-static void json_str(FILE *f, const char *s)
+void df_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -322,7 +322,7 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		return -1;
 	}
 	fprintf(f, "{\n  \"config\": {\"file\": ");
-	json_str(f, c->path);
+	df_json_str(f, c->path);
 	fprintf(f,
 		", \"p\": %u, \"a\": %u, "
 		"\"h\": %u, \"g\": %u, \"arrangement\": \"%s\", "
@@ -419,13 +419,13 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->late_max_ns,
 		r->lateness_ok ? "true" : "false");
 	fprintf(f, "  \"stuck\": ");
-	json_str(f, r->stuck);
+	df_json_str(f, r->stuck);
 	fprintf(f, ",\n");
 	fprintf(f, "  \"credits_conserved\": %s,\n",
 		r->credits_conserved ? "true" : "false");
 	if (!r->credits_conserved) {
 		fprintf(f, "  \"credit_issue\": ");
-		json_str(f, r->credit_issue);
+		df_json_str(f, r->credit_issue);
 		fprintf(f, ",\n");
 	}
 	fprintf(f, "  \"exactly_once\": %s,\n  \"corrupt_frames\": %llu,\n",

@@ -112,6 +112,26 @@ expect_rc 2 "ofar with 16-flit global buffers and BCM"
 has "$TMP/err" "global_buffer_flits = 16 is too small" "ofar: names the key"
 has "$TMP/err" "allowed: 24 or more" "ofar: says what is allowed"
 
+# --print-addresses: JSON, one entry per terminal, unique addresses,
+# bindings and overrides shown; a bound terminal is refused at run time
+run --print-addresses --config "$REF" --set 'terminals.t3-4=net_tap{t},iface=dft{t}' \
+	--set terminals.t5.ip=10.99.0.5
+expect_rc 0 "--print-addresses"
+python3 - "$TMP/out" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert len(a) == 72 and [x["terminal"] for x in a] == list(range(72))
+assert len({x["mac"] for x in a}) == 72 and len({x["ip"] for x in a}) == 72
+assert a[0]["mac"] == "02:df:00:00:00:00" and a[0]["ip"] == "10.0.0.1"
+assert a[71]["router"] == 35 and a[71]["group"] == 8
+assert a[3]["port"] == "net_tap3,iface=dft3" and a[4]["port"] == "net_tap4,iface=dft4"
+assert a[5]["ip"] == "10.99.0.5" and a[6]["port"] == "builtin"
+PY
+ok $? "--print-addresses: 72 terminals, unique MACs and IPs, ranges expanded"
+run --config configs/small.ini --quiet --set terminals.t1=net_null1
+expect_rc 2 "a run with a terminal bound to a port"
+has "$TMP/err" "not forwarded yet" "bound terminals: says they are not forwarded yet"
+
 # missing config file
 run --check --config "$TMP/no-such.ini"
 expect_rc 2 "missing config file"
