@@ -49,6 +49,7 @@ run paper-sanity "$REL/tests/test_dataplane" paper
 run ofar-overload "$REL/tests/test_dataplane" overload
 run cli "tests/test_cli.sh" "$REL/emu/dfemu"
 run sweep "tests/test_sweep.sh" "$REL/emu/dfemu"
+run hosts "tests/test_hosts.sh" "$REL/emu/dfemu"
 
 echo "logs in $LOG"
 echo "$passed passed, $failed failed"
