@@ -15,6 +15,7 @@
 #define DP_PKT_ESCAPE	 0x04 /* OFAR: in the escape ring */
 #define DP_PKT_RING_REV	 0x08 /* OFAR: going round the ring backwards */
 #define DP_PKT_GMIS_NEXT 0x10 /* OFAR: local hop taken to misroute globally */
+#define DP_PKT_EXTERNAL	 0x20 /* a frame from a DPDK port, not generated */
 
 struct dp_pkt {
 	uint64_t gen_tsc; /* generation time: latency includes source queue */

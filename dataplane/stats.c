@@ -4,6 +4,9 @@
 const char *const dp_drop_name[DP_DROP_N] = {
 	[DP_DROP_SOURCE_QUEUE_FULL] = "source_queue_full",
 	[DP_DROP_NO_MBUF] = "no_mbuf",
+	[DP_DROP_UNKNOWN_DST] = "unknown_destination",
+	[DP_DROP_RUNT] = "runt",
+	[DP_DROP_OVERSIZE] = "oversize",
 };
 
 void dp_hist_merge(struct dp_hist *dst, const struct dp_hist *src)

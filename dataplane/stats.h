@@ -51,6 +51,9 @@ uint64_t dp_hist_quantile(const struct dp_hist *h, double q);
 enum dp_drop {
 	DP_DROP_SOURCE_QUEUE_FULL = 0, /* generated, no room to wait */
 	DP_DROP_NO_MBUF,	       /* mempool empty at injection */
+	DP_DROP_UNKNOWN_DST, /* port frame: no terminal has its address */
+	DP_DROP_RUNT,	     /* port frame: shorter than an Ethernet header */
+	DP_DROP_OVERSIZE,    /* port frame: larger than a buffer can hold */
 	DP_DROP_N,
 };
 extern const char *const dp_drop_name[DP_DROP_N];
@@ -68,6 +71,9 @@ struct dp_stats {
 	uint64_t enq_fail; /* ring full: a sizing bug, never expected */
 	uint64_t credits_out, credits_in; /* credit messages sent, applied */
 	uint64_t last_rx; /* arrival time of the last packet delivered, TSC */
+	/* terminals on DPDK ports: frames in and out, ARP answered, times
+	 * a port would not take a frame */
+	uint64_t port_rx, port_tx, arp_replies, port_stalls;
 	/* ns, measured packets, by path class: [0] minimal, [1] non-minimal
 	 * ([DF] §4.2: UGAL-L's latency is bimodal, one mode per class) */
 	struct dp_hist latency[2];

@@ -8,7 +8,10 @@
 #include <math.h>
 #include <string.h>
 
+#include <rte_arp.h>
+#include <rte_ethdev.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "worker.h"
@@ -228,12 +231,257 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
 	rte_pktmbuf_free(m);
 }
 
-unsigned dp_term_step(struct dp_term *t, uint64_t now)
+/*
+ * Terminals bound to DPDK ports ([terminals]; issue 6). Frames received on
+ * the port enter the network at this terminal, addressed by destination
+ * MAC (or by destination IPv4 when the MAC is broadcast or multicast); ARP
+ * requests for a terminal's IPv4 are answered here (proxy ARP) so
+ * unmodified hosts can talk through the dragonfly. Frames the network
+ * delivers to this terminal leave on the port; while the port will not
+ * take one, it waits and its buffer space is not returned (backpressure).
+ */
+static uint32_t term_of_mac(const struct dp_run *run, const uint8_t *mac)
+{
+	for (uint32_t i = 0; i < run->nterms; i++)
+		if (!memcmp(run->macs[i], mac, RTE_ETHER_ADDR_LEN))
+			return i;
+	return UINT32_MAX;
+}
+
+static uint32_t term_of_ip(const struct dp_run *run, uint32_t ip_be)
+{
+	for (uint32_t i = 0; i < run->nterms; i++)
+		if (run->ips[i] == ip_be)
+			return i;
+	return UINT32_MAX;
+}
+
+/* ARP request for a terminal's address: answer it on the port. */
+static int proxy_arp(struct dp_term *t, struct rte_mbuf *m)
+{
+	const struct dp_run *run = t->lc->run;
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *ah = (struct rte_arp_hdr *)(eh + 1);
+	uint32_t who;
+
+	if (m->pkt_len < sizeof(*eh) + sizeof(*ah) ||
+	    ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))
+		return 0;
+	who = term_of_ip(run, ah->arp_data.arp_tip);
+	if (who == UINT32_MAX || who == t->id)
+		return 0;
+	ah->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	ah->arp_data.arp_tha = ah->arp_data.arp_sha;
+	ah->arp_data.arp_tip = ah->arp_data.arp_sip;
+	memcpy(ah->arp_data.arp_sha.addr_bytes, run->macs[who],
+	       RTE_ETHER_ADDR_LEN);
+	ah->arp_data.arp_sip = run->ips[who];
+	eh->dst_addr = eh->src_addr;
+	memcpy(eh->src_addr.addr_bytes, run->macs[who], RTE_ETHER_ADDR_LEN);
+	if (rte_eth_tx_burst((uint16_t)t->eth, 0, &m, 1) != 1)
+		rte_pktmbuf_free(m);
+	t->lc->st.arp_replies++;
+	return 1;
+}
+
+/* The terminal a port frame goes to, or a drop reason (as ~reason). */
+static uint32_t classify(struct dp_term *t, struct rte_mbuf *m)
+{
+	const struct dp_run *run = t->lc->run;
+	const struct rte_ether_hdr *eh =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	uint32_t dst;
+
+	if (m->pkt_len < sizeof(*eh) || m->data_len < sizeof(*eh))
+		return ~(uint32_t)DP_DROP_RUNT;
+	if (m->pkt_len > run->max_frame)
+		return ~(uint32_t)DP_DROP_OVERSIZE;
+	dst = term_of_mac(run, eh->dst_addr.addr_bytes);
+	if (dst == UINT32_MAX && (eh->dst_addr.addr_bytes[0] & 1) &&
+	    eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
+	    m->data_len >= sizeof(*eh) + sizeof(struct rte_ipv4_hdr)) {
+		const struct rte_ipv4_hdr *ih =
+			(const struct rte_ipv4_hdr *)(eh + 1);
+		dst = term_of_ip(run, ih->dst_addr);
+	}
+	if (dst == UINT32_MAX || dst == t->id)
+		return ~(uint32_t)DP_DROP_UNKNOWN_DST;
+	return dst;
+}
+
+/* Send one received frame into the network, if credits allow. */
+static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
+		       uint64_t now)
+{
+	struct dp_lcore *lc = t->lc;
+	const struct dp_run *run = lc->run;
+	struct dp_port *p = &t->port;
+	struct dp_pkt *pk = dp_pkt(m);
+	uint32_t flits = (m->pkt_len + run->flit_bytes - 1) / run->flit_bytes;
+	uint64_t ready;
+
+	if (p->credits[0] < flits)
+		return 0;
+	memset(pk, 0, sizeof(*pk));
+	pk->gen_tsc = now;
+	pk->src_term = t->id;
+	pk->dst_term = dst;
+	pk->dst_router = (uint16_t)(dst / run->p);
+	pk->flits = (uint16_t)flits;
+	pk->out_port = DF_PORT_NONE;
+	pk->flags = DP_PKT_EXTERNAL;
+	if (in_window(run, now)) {
+		pk->flags |= DP_PKT_MEASURED;
+		lc->st.gen_measured++;
+		lc->st.gen_bytes_window += m->pkt_len;
+		lc->st.inj_measured++;
+		t->inj_measured++;
+	}
+	lc->st.generated++;
+	ready = now > p->credit_t[0] ? now : p->credit_t[0];
+	p->credits[0] -= flits;
+	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len);
+	if (unlikely(rte_ring_sp_enqueue(p->out->pkts, m) != 0))
+		lc->st.enq_fail++;
+	lc->st.injected++;
+	return 1;
+}
+
+/* What the report needs of a frame, read before the port owns it. */
+static void capture(struct rte_mbuf *m, struct dp_out *o)
+{
+	const struct dp_pkt *pk = dp_pkt(m);
+
+	o->flits = pk->flits;
+	o->len = m->pkt_len;
+	o->due = pk->due_tsc;
+	o->gen = pk->gen_tsc;
+	o->flags = pk->flags;
+	o->hops = pk->hops;
+	o->src = pk->src_term;
+	o->seq = pk->seq;
+}
+
+/* A frame the port took: account for it and return its buffer space,
+ * freed when the frame was due or, if the port made it wait, now. */
+static void port_delivered(struct dp_term *t, const struct dp_out *o,
+			   uint64_t now, int waited)
+{
+	struct dp_lcore *lc = t->lc;
+	const struct dp_run *run = lc->run;
+	uint64_t left = waited ? now : o->due;
+	int nonmin = (o->flags & DP_PKT_NONMIN) != 0;
+
+	lc->st.delivered++;
+	lc->st.port_tx++;
+	t->rx_pkts++;
+	if (!(o->flags & DP_PKT_EXTERNAL)) {
+		/* a built-in frame to a real host: exactly-once still holds */
+		lc->rx_cnt[o->src]++;
+		lc->rx_sum[o->src] += o->seq;
+		lc->rx_sq[o->src] += (uint64_t)o->seq * o->seq;
+	}
+	if (in_window(run, o->due))
+		lc->st.rx_bytes_window += o->len;
+	if (left > lc->st.last_rx)
+		lc->st.last_rx = left;
+	if (o->flags & DP_PKT_MEASURED) {
+		/* ingress to egress */
+		lc->st.del_measured++;
+		dp_hist_add(&lc->st.latency[nonmin], left - o->gen);
+		lc->st.hops[o->hops < DP_MAX_HOPS ? o->hops
+						  : DP_MAX_HOPS - 1]++;
+		if (nonmin)
+			lc->st.nonminimal++;
+		else
+			lc->st.minimal++;
+	}
+	if (unlikely(dp_link_credit(t->port.in, left, 0, o->flits)))
+		lc->st.enq_fail++;
+	lc->st.credits_out++;
+}
+
+static unsigned port_step(struct dp_term *t, uint64_t now)
 {
 	struct dp_lcore *lc = t->lc;
 	struct dp_port *p = &t->port;
 	struct rte_mbuf *m;
 	unsigned work = dp_port_credits_in(p, now, &lc->next_event);
+
+	lc->st.credits_in += work;
+	/* out of the network, onto the port; a frame the port refused
+	 * waits, and nothing behind it passes */
+	if (t->held) {
+		if (rte_eth_tx_burst((uint16_t)t->eth, 0, &t->held, 1) != 1) {
+			lc->next_event = now;
+			goto in;
+		}
+		t->held = NULL;
+		port_delivered(t, &t->held_out, now, 1);
+	}
+	while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
+		struct dp_out o;
+
+		dp_hist_add(&lc->st.lateness, now - dp_pkt(m)->due_tsc);
+		capture(m, &o);
+		if (rte_eth_tx_burst((uint16_t)t->eth, 0, &m, 1) != 1) {
+			t->held = m;
+			t->held_out = o;
+			lc->st.port_stalls++;
+			lc->next_event = now;
+			break;
+		}
+		port_delivered(t, &o, now, 0);
+		work++;
+	}
+in:
+	/* off the port, into the network */
+	for (;;) {
+		uint32_t dst;
+		if (t->in_i == t->in_n) {
+			t->in_i = 0;
+			t->in_n = rte_eth_rx_burst((uint16_t)t->eth, 0, t->in,
+						   RTE_DIM(t->in));
+			lc->st.port_rx += t->in_n;
+			if (t->in_n == 0)
+				break;
+			work += t->in_n;
+		}
+		m = t->in[t->in_i];
+		if (m->data_len >= sizeof(struct rte_ether_hdr) &&
+		    rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type ==
+			    rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP) &&
+		    proxy_arp(t, m)) {
+			t->in_i++;
+			continue;
+		}
+		dst = classify(t, m);
+		if ((int32_t)dst < 0) {
+			lc->st.generated++;
+			lc->st.drops[~dst]++;
+			rte_pktmbuf_free(m);
+			t->in_i++;
+			continue;
+		}
+		if (!port_inject(t, m, dst, now)) {
+			lc->next_event = now; /* credits will come */
+			break;
+		}
+		t->in_i++;
+	}
+	return work;
+}
+
+unsigned dp_term_step(struct dp_term *t, uint64_t now)
+{
+	struct dp_lcore *lc = t->lc;
+	struct dp_port *p = &t->port;
+	struct rte_mbuf *m;
+	unsigned work;
+
+	if (t->eth >= 0)
+		return port_step(t, now);
+	work = dp_port_credits_in(p, now, &lc->next_event);
 
 	lc->st.credits_in += work;
 

@@ -41,7 +41,7 @@ struct dp_run {
 	enum df_mode mode;
 	enum df_pattern pattern;
 	enum df_process process;
-	uint32_t shift, packet_bytes, pkt_flits;
+	uint32_t shift, packet_bytes, pkt_flits, flit_bytes;
 	uint32_t nterms, p, a, g;
 	double ln1m_load;  /* log(1 - load), Bernoulli skips */
 	uint64_t slot_q16; /* one packet time on a terminal link, TSC<<16 */
@@ -49,9 +49,18 @@ struct dp_run {
 	uint32_t src_queue_mask;
 	const uint32_t *perm;	  /* permutation pattern: destination of each */
 	const uint8_t (*macs)[6]; /* [terminal]: its MAC ([terminals]) */
+	const uint32_t *ips;	  /* [terminal]: its IPv4, network order */
+	uint32_t max_frame;	  /* bytes a terminal input buffer can hold */
 	/* idle backoff */
 	int idle_backoff;
 	uint64_t idle_sleep_tsc, idle_margin_tsc;
+};
+
+/* A frame on its way out of a port terminal, as the report needs it. */
+struct dp_out {
+	uint64_t due, gen;
+	uint32_t flits, len, src, seq;
+	uint8_t flags, hops;
 };
 
 /* A built-in terminal: generator on one side, sink on the other. */
@@ -69,6 +78,14 @@ struct dp_term {
 	 * destination is the k-th of a permutation d -> (mul*d + add) mod
 	 * (nterms - 1) of the other terminals */
 	uint32_t batch_left, a2a_k, a2a_mul, a2a_add;
+	/* bound to a DPDK port ([terminals]): its id, or -1 (built-in);
+	 * frames received and waiting for credits; a frame the port would
+	 * not take yet */
+	int eth;
+	struct rte_mbuf *in[32];
+	uint16_t in_n, in_i;
+	struct rte_mbuf *held;
+	struct dp_out held_out;
 	struct dp_port port; /* port.out: to the router; port.in: from it */
 } __rte_cache_aligned;
 

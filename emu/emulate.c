@@ -14,6 +14,7 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -39,6 +40,7 @@ struct emu {
 	uint32_t nlinks;
 	uint32_t *perm;
 	uint8_t (*macs)[6];
+	uint32_t *ips;
 	char *err;
 	size_t errlen;
 };
@@ -241,6 +243,7 @@ static int build_nodes(struct emu *e)
 		te->router = i / t->p;
 		te->group = te->router / t->a;
 		te->lc = e->lc[pl->worker_of[te->router]];
+		te->eth = -1;
 		te->srcq = rte_malloc(NULL, sq * sizeof(uint64_t), 0);
 		if (te->srcq == NULL)
 			goto oom;
@@ -316,17 +319,69 @@ static void assign(struct emu *e)
 	}
 }
 
-/* Every terminal's MAC (control/terminals.c), for the built-in frames. */
+/* Every terminal's MAC and IPv4 (control/terminals.c): the built-in
+ * frames' addresses, and how port frames find their terminal. */
 static int build_macs(struct emu *e)
 {
 	uint32_t n = e->pl->topo.nterms;
 
 	e->macs = malloc(n * sizeof(*e->macs));
-	if (e->macs == NULL)
+	e->ips = malloc(n * sizeof(*e->ips));
+	if (e->macs == NULL || e->ips == NULL)
 		return -1;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		df_term_mac(&e->pl->cfg, i, e->macs[i]);
+		e->ips[i] = rte_cpu_to_be_32(df_term_ip(&e->pl->cfg, i));
+	}
 	e->run.macs = (const uint8_t(*)[6])e->macs;
+	e->run.ips = e->ips;
+	return 0;
+}
+
+/* Terminals bound to DPDK ports: the vdevs EAL created from --vdev, one
+ * rx and one tx queue each on the run's mempool. */
+static int build_ports(struct emu *e)
+{
+	const struct df_config *c = &e->pl->cfg;
+	struct rte_eth_conf conf;
+	char vdev[256];
+
+	memset(&conf, 0, sizeof(conf));
+	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
+		struct dp_term *te = e->terms[i];
+		uint16_t port;
+		int rc;
+
+		if (df_term_vdev(c, i, vdev, sizeof(vdev)) == NULL)
+			continue;
+		vdev[strcspn(vdev, ",")] = '\0';
+		if (rte_eth_dev_get_port_by_name(vdev, &port) != 0) {
+			snprintf(e->err, e->errlen,
+				 "[terminals] t%u: no DPDK port %s (was the "
+				 "--vdev given to EAL, and did its driver "
+				 "accept the arguments? see EAL's messages)",
+				 i, vdev);
+			return -1;
+		}
+		rc = rte_eth_dev_configure(port, 1, 1, &conf);
+		if (rc == 0)
+			rc = rte_eth_rx_queue_setup(port, 0, 1024,
+						    rte_socket_id(), NULL,
+						    e->run.pool);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(port, 0, 1024,
+						    rte_socket_id(), NULL);
+		if (rc == 0)
+			rc = rte_eth_dev_start(port);
+		if (rc != 0) {
+			snprintf(e->err, e->errlen,
+				 "[terminals] t%u: cannot start port %s: %s", i,
+				 vdev, rte_strerror(-rc));
+			return -1;
+		}
+		rte_eth_promiscuous_enable(port); /* not every PMD can */
+		te->eth = port;
+	}
 	return 0;
 }
 
@@ -371,12 +426,20 @@ static uint64_t pool_mbufs(const struct df_plan *pl)
 	uint32_t pkt_flits = (pl->cfg.packet_bytes + pl->cfg.flit_bytes - 1) /
 			     pl->cfg.flit_bytes;
 	uint64_t flits = 2ULL * t->nterms * buffer_total(pl, DF_LINK_TERMINAL);
+	uint64_t ports = 0;
+
+	/* port frames can be one flit each; each port keeps its rx and tx
+	 * descriptor rings (1024 each) and a burst filled */
+	for (uint32_t i = 0; i < pl->cfg.nbind; i++)
+		ports += pl->cfg.bind[i].hi - pl->cfg.bind[i].lo + 1;
+	if (ports)
+		pkt_flits = 1;
 
 	for (uint32_t i = 0; i < t->nrouters * t->nports; i++)
 		if (t->ports[i].cls != DF_LINK_TERMINAL &&
 		    t->ports[i].peer != DF_NO_PEER)
 			flits += buffer_total(pl, t->ports[i].cls);
-	return flits / pkt_flits + t->nterms * 2 +
+	return flits / pkt_flits + t->nterms * 2 + ports * (2 * 1024 + 64) +
 	       (uint64_t)pl->nworkers * 512 + 1024;
 }
 
@@ -387,9 +450,15 @@ static int build_pool(struct emu *e)
 	char name[RTE_MEMPOOL_NAMESIZE];
 
 	snprintf(name, sizeof(name), "dfpool%u", run_id);
+	/* port frames up to a standard mbuf's data room */
+	uint32_t room = pl->cfg.nbind && pl->cfg.packet_bytes <
+						 RTE_MBUF_DEFAULT_DATAROOM
+				? RTE_MBUF_DEFAULT_DATAROOM
+				: pl->cfg.packet_bytes;
+
 	e->run.pool = rte_pktmbuf_pool_create(
 		name, (unsigned)n, 256, DP_PKT_PRIV_SIZE,
-		RTE_PKTMBUF_HEADROOM + pl->cfg.packet_bytes, rte_socket_id());
+		RTE_PKTMBUF_HEADROOM + room, rte_socket_id());
 	if (e->run.pool == NULL) {
 		snprintf(e->err, e->errlen,
 			 "cannot create a mempool of %llu mbufs of %u bytes: "
@@ -430,6 +499,12 @@ static void init_run(struct emu *e)
 	run->shift = c->shift;
 	run->packet_bytes = c->packet_bytes;
 	run->pkt_flits = (c->packet_bytes + c->flit_bytes - 1) / c->flit_bytes;
+	run->flit_bytes = c->flit_bytes;
+	/* a port frame must fit the terminal input buffer (VCT) and an
+	 * mbuf of the pool (one segment) */
+	run->max_frame = c->link[DF_LINK_TERMINAL].buffer_flits * c->flit_bytes;
+	if (run->max_frame > RTE_MBUF_DEFAULT_DATAROOM)
+		run->max_frame = RTE_MBUF_DEFAULT_DATAROOM;
 	run->nterms = e->pl->topo.nterms;
 	run->p = c->p;
 	run->a = c->a;
@@ -472,6 +547,10 @@ static void sum_stats(const struct emu *e, struct dp_stats *s)
 		s->credits_in += x->credits_in;
 		if (x->last_rx > s->last_rx)
 			s->last_rx = x->last_rx;
+		s->port_rx += x->port_rx;
+		s->port_tx += x->port_tx;
+		s->arp_replies += x->arp_replies;
+		s->port_stalls += x->port_stalls;
 	}
 }
 
@@ -835,6 +914,10 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	memcpy(rep->hops, s.hops, sizeof(s.hops));
 	memcpy(rep->escapes, s.escapes, sizeof(s.escapes));
 	rep->corrupt = s.corrupt;
+	rep->port_rx = s.port_rx;
+	rep->port_tx = s.port_tx;
+	rep->arp_replies = s.arp_replies;
+	rep->port_stalls = s.port_stalls;
 	rep->enq_fail = s.enq_fail;
 	rep->measure_s = c->measure_ms / 1e3;
 	if (c->mode != DF_MODE_STEADY) {
@@ -953,6 +1036,13 @@ static void teardown(struct emu *e)
 			continue;
 		for (uint32_t j = te->port.rx_i; j < te->port.rx_n; j++)
 			rte_pktmbuf_free(te->port.rx[j]);
+		if (te->eth >= 0) {
+			for (uint32_t j = te->in_i; j < te->in_n; j++)
+				rte_pktmbuf_free(te->in[j]);
+			rte_pktmbuf_free(te->held);
+			rte_eth_dev_stop((uint16_t)te->eth);
+			rte_eth_dev_close((uint16_t)te->eth);
+		}
 		rte_free(te->srcq);
 		rte_free(te);
 	}
@@ -975,6 +1065,7 @@ static void teardown(struct emu *e)
 	free(e->lcore_id);
 	free(e->perm);
 	free(e->macs);
+	free(e->ips);
 }
 
 int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
@@ -995,6 +1086,8 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 		snprintf(err, errlen, "out of memory for the traffic tables");
 		goto out;
 	}
+	if (build_ports(&e))
+		goto out;
 	assign(&e);
 	e.run.routers = e.routers;
 	run_phases(&e, opt, rep);
@@ -1015,7 +1108,11 @@ uint64_t df_emulate_mem_bytes(const struct df_plan *pl)
 	/* mbufs (data, headroom, private area, header); rings (8 + 16
 	 * bytes an entry) and VC queues (8), bounded by one entry per flit
 	 * of buffer; source queues */
-	return mbufs * (uint64_t)(pl->cfg.packet_bytes + 512) +
-	       mbufs * pkt_flits * 32 +
+	uint32_t room = pl->cfg.nbind && pl->cfg.packet_bytes <
+						 RTE_MBUF_DEFAULT_DATAROOM
+				? RTE_MBUF_DEFAULT_DATAROOM
+				: pl->cfg.packet_bytes;
+
+	return mbufs * (uint64_t)(room + 512) + mbufs * pkt_flits * 32 +
 	       (uint64_t)t->nterms * rte_align32pow2(pl->cfg.source_queue) * 8;
 }

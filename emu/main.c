@@ -26,7 +26,7 @@ struct app_args {
 	const char *sets[MAX_SETS];
 	int nsets;
 	const char *json;
-	int quiet, check, print_addresses;
+	int quiet, check, print_addresses, help;
 	char **eal;
 	int neal;
 };
@@ -123,7 +123,8 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
-			exit(0);
+			a->help = 1;
+			return 0;
 		default:
 			fprintf(stderr, "Try '%s --help'.\n", argv[0]);
 			return -1;
@@ -145,6 +146,11 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 	}
 	return 0;
 }
+
+/* EAL's arguments live as long as the process (EAL may keep pointers
+ * into them); kept reachable here. */
+static char **eal_kept;
+static char *vdev_kept[4096]; /* EAL may overwrite argv slots */
 
 static int default_eal(struct app_args *a, const struct df_plan *pl,
 		       char **argv0, char *store, size_t storelen)
@@ -184,8 +190,35 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 	a->eal = malloc(n * sizeof(char *));
 	if (a->eal == NULL)
 		return -1;
+	eal_kept = a->eal;
 	memcpy(a->eal, args, n * sizeof(char *));
 	a->neal = n;
+	return 0;
+}
+
+/* One --vdev per terminal bound to a DPDK port ([terminals]). */
+static int add_vdevs(struct app_args *a, const struct df_config *c,
+		     uint32_t nterms)
+{
+	char vdev[256];
+	char **argv = malloc((a->neal + nterms) * sizeof(char *));
+
+	if (argv == NULL)
+		return -1;
+	memcpy(argv, a->eal, a->neal * sizeof(char *));
+	if (a->eal == eal_kept)
+		free(eal_kept); /* default_eal's array: the strings stay */
+	eal_kept = argv;
+	for (uint32_t t = 0; t < nterms && c->nbind; t++) {
+		if (df_term_vdev(c, t, vdev, sizeof(vdev)) == NULL)
+			continue;
+		if (asprintf(&argv[a->neal], "--vdev=%s", vdev) < 0)
+			return -1;
+		if (t < RTE_DIM(vdev_kept))
+			vdev_kept[t] = argv[a->neal];
+		a->neal++;
+	}
+	a->eal = argv;
 	return 0;
 }
 
@@ -253,8 +286,12 @@ int main(int argc, char **argv)
 	else
 		for (int i = 1; i < split; i++)
 			app_argv[app_argc++] = argv[i];
-	if (parse_app(app_argc, app_argv, &a))
+	rc = parse_app(app_argc, app_argv, &a);
+	free(app_argv); /* the options point into argv itself */
+	if (rc)
 		return 2;
+	if (a.help)
+		return 0;
 
 	df_config_defaults(&cfg);
 	if (df_config_load(&cfg, a.config, a.sets, a.nsets, err, sizeof(err))) {
@@ -277,17 +314,6 @@ int main(int argc, char **argv)
 		df_plan_free(&pl);
 		return 0;
 	}
-	if (cfg.nbind) {
-		fprintf(stderr,
-			"dfemu: %s: [terminals] t%u = %s: terminals bound to "
-			"DPDK ports are checked and addressed (--check, "
-			"--print-addresses) but not forwarded yet; run without "
-			"the [terminals] port bindings\n",
-			cfg.bind[0].where, cfg.bind[0].lo, cfg.bind[0].vdev);
-		df_plan_free(&pl);
-		return 2;
-	}
-
 	if (split >= 0) {
 		int from = dpdk_style ? 1 : split + 1;
 		int to = dpdk_style ? split : argc;
@@ -297,6 +323,10 @@ int main(int argc, char **argv)
 			eal_argv[a.neal++] = argv[i];
 		a.eal = eal_argv;
 	} else if (default_eal(&a, &pl, &argv[0], store, sizeof(store))) {
+		fprintf(stderr, "dfemu: out of memory\n");
+		return 3;
+	}
+	if (add_vdevs(&a, &cfg, pl.topo.nterms)) {
 		fprintf(stderr, "dfemu: out of memory\n");
 		return 3;
 	}
@@ -313,11 +343,13 @@ int main(int argc, char **argv)
 		for (int i = 1; i < a.neal; i++)
 			fprintf(stderr, " %s", a.eal[i]);
 		fprintf(stderr, ")\n");
+		df_plan_free(&pl);
 		return 3;
 	}
 	if (rte_lcore_count() < 2) {
 		fprintf(stderr, "dfemu: EAL gave no worker lcore; give it at "
 				"least two lcores (e.g. -l 0-1)\n");
+		df_plan_free(&pl);
 		df_eal_cleanup();
 		return 3;
 	}
@@ -354,6 +386,5 @@ int main(int argc, char **argv)
 	df_report_free(&rep);
 	df_plan_free(&pl);
 	df_eal_cleanup();
-	free(app_argv);
 	return rc;
 }

@@ -174,6 +174,14 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "  %-22s %llu generated in window, %llu delivered\n",
 		"measured packets", (unsigned long long)r->gen_measured,
 		(unsigned long long)r->del_measured);
+	if (c->nbind)
+		fprintf(f,
+			"  %-22s %llu frames in, %llu out, %llu ARP requests "
+			"answered, %llu times a port would not take a frame\n",
+			"DPDK ports", (unsigned long long)r->port_rx,
+			(unsigned long long)r->port_tx,
+			(unsigned long long)r->arp_replies,
+			(unsigned long long)r->port_stalls);
 	print_latency(f, "latency (ns)", &r->lat);
 	if (r->lat_path[1].n) {
 		print_latency(f, "  minimal paths", &r->lat_path[0]);
@@ -418,6 +426,12 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->late_p99_ns,
 		(unsigned long long)r->late_max_ns,
 		r->lateness_ok ? "true" : "false");
+	fprintf(f,
+		"  \"ports\": {\"rx\": %llu, \"tx\": %llu, \"arp_replies\": "
+		"%llu, \"stalls\": %llu},\n",
+		(unsigned long long)r->port_rx, (unsigned long long)r->port_tx,
+		(unsigned long long)r->arp_replies,
+		(unsigned long long)r->port_stalls);
 	fprintf(f, "  \"stuck\": ");
 	df_json_str(f, r->stuck);
 	fprintf(f, ",\n");

@@ -50,6 +50,8 @@ run ofar-overload "$REL/tests/test_dataplane" overload
 run cli "tests/test_cli.sh" "$REL/emu/dfemu"
 run sweep "tests/test_sweep.sh" "$REL/emu/dfemu"
 run hosts "tests/test_hosts.sh" "$REL/emu/dfemu"
+run ports "tests/test_ports.sh" "$REL/emu/dfemu"
+run ports-san "tests/test_ports.sh" "$SAN/emu/dfemu"
 
 echo "logs in $LOG"
 echo "$passed passed, $failed failed"

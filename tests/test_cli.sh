@@ -128,9 +128,6 @@ assert a[3]["port"] == "net_tap3,iface=dft3" and a[4]["port"] == "net_tap4,iface
 assert a[5]["ip"] == "10.99.0.5" and a[6]["port"] == "builtin"
 PY
 ok $? "--print-addresses: 72 terminals, unique MACs and IPs, ranges expanded"
-run --config configs/small.ini --quiet --set terminals.t1=net_null1
-expect_rc 2 "a run with a terminal bound to a port"
-has "$TMP/err" "not forwarded yet" "bound terminals: says they are not forwarded yet"
 
 # missing config file
 run --check --config "$TMP/no-such.ini"
