@@ -89,8 +89,13 @@ tools/dfemu-hosts up --dfemu "$DFEMU" --config configs/small.ini \
 ok $? "dfemu-hosts up for terminals 0 and 5"
 cat configs/small.ini "$TMP/h.ini" >"$TMP/hosts.ini"
 # shellcheck disable=SC2086
+# 2 ms global links, 0.1 Gb/s everywhere: RTT and TCP rate are visible
 "$DFEMU" --config "$TMP/hosts.ini" --quiet --set traffic.load=0 \
-	--set traffic.warmup_ms=0 --set traffic.measure_ms=3000 \
+	--set traffic.warmup_ms=0 --set traffic.measure_ms=10000 \
+	--set links.global_latency_ns=2000000 \
+	--set links.terminal_bandwidth_gbps=0.1 \
+	--set links.local_bandwidth_gbps=0.1 \
+	--set links.global_bandwidth_gbps=0.1 \
 	--json "$TMP/h.json" $EAL >"$TMP/hlog" 2>&1 &
 emu=$!
 ip5=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[5]["ip"])' "$TMP/addr.json")
@@ -132,6 +137,21 @@ wait $recv
 ok $? "UDP from host t0 reaches host t5 through the dragonfly ($(cat "$TMP/recv") of 20)"
 ip -n "${P}0" neigh show "$ip5" | grep -q "$mac5"
 ok $? "proxy ARP: host t0 resolved t5's IP to t5's MAC"
+# every path crosses a global link: RTT >= 2 x 2 ms
+rtt=$(ip netns exec "${P}0" ping -c 5 -i 0.2 -W 2 "$ip5" |
+	sed -n 's|^rtt [^=]*= \([0-9.]*\)/.*|\1|p')
+python3 -c 'import sys; r = float(sys.argv[1]); sys.exit(0 if 4.0 <= r < 50 else 1)' "${rtt:-0}"
+ok $? "ping through the dragonfly: min RTT ${rtt:-none} ms, at least twice the 2 ms global latency"
+ip netns exec "${P}5" iperf3 -s -1 -D -I "$TMP/iperf.pid"
+ip netns exec "${P}0" iperf3 -c "$ip5" -t 2 -J >"$TMP/iperf.json" 2>&1
+python3 - "$TMP/iperf.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bps = r["end"]["sum_received"]["bits_per_second"]
+print("# iperf3 TCP: %.1f Mbit/s" % (bps / 1e6))
+assert 0 < bps <= 0.1e9, bps
+PY
+ok $? "iperf3 TCP completes, at no more than the 0.1 Gb/s terminal links"
 wait $emu
 python3 - "$TMP/h.json" "$(cat "$TMP/recv")" <<'PY'
 import json, sys
