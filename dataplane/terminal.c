@@ -428,6 +428,7 @@ static unsigned port_step(struct dp_term *t, uint64_t now)
 			t->held = m;
 			t->held_out = o;
 			lc->st.port_stalls++;
+			t->stalls++;
 			lc->next_event = now;
 			break;
 		}

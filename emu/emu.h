@@ -74,6 +74,8 @@ struct df_report {
 	uint64_t rx_min, rx_max; /* packets received per terminal, extremes */
 	/* terminals on DPDK ports: frames in, out, ARP answered, refusals */
 	uint64_t port_rx, port_tx, arp_replies, port_stalls;
+	uint32_t stall_term; /* the terminal whose port refused most */
+	uint64_t stall_max;
 	uint32_t nworkers;
 	uint64_t sweeps, idle_sleeps;
 	double busy_s; /* worker time in sweeps that found work, summed */

@@ -918,6 +918,11 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->port_tx = s.port_tx;
 	rep->arp_replies = s.arp_replies;
 	rep->port_stalls = s.port_stalls;
+	for (uint32_t i = 0; i < e->pl->topo.nterms; i++)
+		if (e->terms[i]->stalls > rep->stall_max) {
+			rep->stall_max = e->terms[i]->stalls;
+			rep->stall_term = i;
+		}
 	rep->enq_fail = s.enq_fail;
 	rep->measure_s = c->measure_ms / 1e3;
 	if (c->mode != DF_MODE_STEADY) {

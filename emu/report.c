@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "emu.h"
+#include "terminals.h"
 
 void df_report_free(struct df_report *r)
 {
@@ -182,6 +183,18 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			(unsigned long long)r->port_tx,
 			(unsigned long long)r->arp_replies,
 			(unsigned long long)r->port_stalls);
+	if (r->stall_max) {
+		char vdev[256];
+		fprintf(f,
+			"  WARNING: terminal t%u's port (%s) refused frames "
+			"%llu "
+			"times: its peer did not keep up; frames waited in the "
+			"dragonfly (backpressure)\n",
+			r->stall_term,
+			df_term_vdev(c, r->stall_term, vdev, sizeof(vdev))
+				?: "?",
+			(unsigned long long)r->stall_max);
+	}
 	print_latency(f, "latency (ns)", &r->lat);
 	if (r->lat_path[1].n) {
 		print_latency(f, "  minimal paths", &r->lat_path[0]);
@@ -428,10 +441,11 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		r->lateness_ok ? "true" : "false");
 	fprintf(f,
 		"  \"ports\": {\"rx\": %llu, \"tx\": %llu, \"arp_replies\": "
-		"%llu, \"stalls\": %llu},\n",
+		"%llu, \"stalls\": %llu, \"most_stalled_terminal\": %d},\n",
 		(unsigned long long)r->port_rx, (unsigned long long)r->port_tx,
 		(unsigned long long)r->arp_replies,
-		(unsigned long long)r->port_stalls);
+		(unsigned long long)r->port_stalls,
+		r->stall_max ? (int)r->stall_term : -1);
 	fprintf(f, "  \"stuck\": ");
 	df_json_str(f, r->stuck);
 	fprintf(f, ",\n");

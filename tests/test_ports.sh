@@ -74,6 +74,25 @@ assert r["credits_conserved"] is True
 PY
 ok $? "report: 52 frames in, 50 out, the runt and the unknown MAC dropped by reason"
 
+# a port whose peer takes nothing (a memif server with no client): the
+# frames wait in the dragonfly, the run times out, the report names t5
+mkdir -p /run/dfemu
+{
+	cat configs/small.ini
+	echo "[terminals]"
+	echo "t0 = net_pcap0,rx_pcap=$TMP/in.pcap,tx_pcap=$TMP/o0.pcap"
+	echo "t5 = net_memif5,role=server,socket=/run/dfemu/stall-$$.sock,socket-abstract=no"
+} >"$TMP/stall.ini"
+# shellcheck disable=SC2086
+"$DFEMU" --config "$TMP/stall.ini" --quiet --set traffic.load=0 \
+	--set traffic.measure_ms=100 --set traffic.drain_timeout_ms=500 \
+	--json "$TMP/s.json" $EAL >"$TMP/slog" 2>&1
+rc=$?
+rm -f "/run/dfemu/stall-$$.sock"
+[ $rc -eq 1 ] && grep -q "terminal t5's port (net_memif5" "$TMP/slog" &&
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["ports"]["stalls"] > 0 and r["ports"]["most_stalled_terminal"] == 5 and r["packets"]["in_flight"] > 0 else 1)' "$TMP/s.json"
+ok $? "a peer that takes nothing: frames wait (in flight), exit 1, the report names t5's port"
+
 # a vdev its driver refuses
 # shellcheck disable=SC2086
 "$DFEMU" --config configs/small.ini --quiet \
