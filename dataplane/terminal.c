@@ -131,12 +131,27 @@ static void write_frame(struct rte_mbuf *m, const struct dp_term *t,
 	pl->gen_tsc = tgen;
 }
 
+/* Onto the terminal's link toward its router: no earlier than t0 nor the
+ * credit it uses; the caller checked the credits. */
+static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0)
+{
+	struct dp_port *p = &t->port;
+	struct dp_pkt *pk = dp_pkt(m);
+	uint64_t ready = t0 > p->credit_t[0] ? t0 : p->credit_t[0];
+
+	p->credits[0] -= pk->flits;
+	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len);
+	if (unlikely(rte_ring_sp_enqueue(p->out->pkts, m) != 0))
+		t->lc->st.enq_fail++;
+	t->lc->st.injected++;
+}
+
 static int inject_one(struct dp_term *t, uint64_t now)
 {
 	struct dp_lcore *lc = t->lc;
 	const struct dp_run *run = lc->run;
 	struct dp_port *p = &t->port;
-	uint64_t tgen = t->srcq[t->sq_head & run->src_queue_mask], ready;
+	uint64_t tgen = t->srcq[t->sq_head & run->src_queue_mask];
 	struct rte_mbuf *m;
 	struct dp_pkt *pk;
 	uint32_t dst;
@@ -172,13 +187,57 @@ static int inject_one(struct dp_term *t, uint64_t now)
 		lc->st.inj_measured++;
 		t->inj_measured++;
 	}
-	ready = tgen > p->credit_t[0] ? tgen : p->credit_t[0];
-	p->credits[0] -= pk->flits;
-	pk->due_tsc = dp_link_depart(p->out, ready, run->packet_bytes);
-	if (unlikely(rte_ring_sp_enqueue(p->out->pkts, m) != 0))
-		lc->st.enq_fail++;
-	lc->st.injected++;
+	send_in(t, m, tgen);
 	return 1;
+}
+
+/* What the accounting needs of a delivered frame, read before the frame
+ * is freed or a port owns it. */
+static void capture(struct rte_mbuf *m, struct dp_out *o)
+{
+	const struct dp_pkt *pk = dp_pkt(m);
+
+	o->flits = pk->flits;
+	o->len = m->pkt_len;
+	o->due = pk->due_tsc;
+	o->gen = pk->gen_tsc;
+	o->flags = pk->flags;
+	o->hops = pk->hops;
+	o->esc_n = pk->esc_n;
+	o->src = pk->src_term;
+	o->seq = pk->seq;
+}
+
+/* A frame out of the network at terminal t, its buffer space free at
+ * time left: counters, latency from generation (or ingress) and the
+ * credit back to the router. The sink and the port terminals share it. */
+static void account_delivery(struct dp_term *t, const struct dp_out *o,
+			     uint64_t left)
+{
+	struct dp_lcore *lc = t->lc;
+	int nonmin = (o->flags & DP_PKT_NONMIN) != 0;
+
+	lc->st.delivered++;
+	t->rx_pkts++;
+	if (in_window(lc->run, o->due))
+		lc->st.rx_bytes_window += o->len;
+	if (left > lc->st.last_rx)
+		lc->st.last_rx = left;
+	if (o->flags & DP_PKT_MEASURED) {
+		lc->st.del_measured++;
+		dp_hist_add(&lc->st.latency[nonmin], left - o->gen);
+		lc->st.hops[o->hops < DP_MAX_HOPS ? o->hops
+						  : DP_MAX_HOPS - 1]++;
+		lc->st.escapes[o->esc_n < DP_MAX_HOPS ? o->esc_n
+						      : DP_MAX_HOPS - 1]++;
+		if (nonmin)
+			lc->st.nonminimal++;
+		else
+			lc->st.minimal++;
+	}
+	if (unlikely(dp_link_credit(t->port.in, left, 0, o->flits)))
+		lc->st.enq_fail++;
+	lc->st.credits_out++;
 }
 
 static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
@@ -190,6 +249,7 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
 		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const struct dp_payload *pl = (const struct dp_payload *)(eh + 1);
 	uint32_t src = pl->src_term, seq = pl->seq;
+	struct dp_out o;
 
 	dp_hist_add(&lc->st.lateness, now - pk->due_tsc);
 	if (unlikely(pl->magic != DP_MAGIC || pl->dst_term != t->id ||
@@ -203,31 +263,8 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
 		lc->rx_sum[src] += seq;
 		lc->rx_sq[src] += (uint64_t)seq * seq;
 	}
-	lc->st.delivered++;
-	t->rx_pkts++;
-	if (in_window(run, pk->due_tsc))
-		lc->st.rx_bytes_window += m->pkt_len;
-	if (pk->due_tsc > lc->st.last_rx)
-		lc->st.last_rx = pk->due_tsc;
-	if (pk->flags & DP_PKT_MEASURED) {
-		lc->st.del_measured++;
-		int nonmin = (pk->flags & DP_PKT_NONMIN) != 0;
-
-		dp_hist_add(&lc->st.latency[nonmin], pk->due_tsc - pk->gen_tsc);
-		lc->st.hops[pk->hops < DP_MAX_HOPS ? pk->hops
-						   : DP_MAX_HOPS - 1]++;
-		lc->st.escapes[pk->esc_n < DP_MAX_HOPS ? pk->esc_n
-						       : DP_MAX_HOPS - 1]++;
-		if (nonmin)
-			lc->st.nonminimal++;
-		else
-			lc->st.minimal++;
-	}
-	/* The sink takes the frame at once: its buffer space is free at the
-	 * arrival time. */
-	if (unlikely(dp_link_credit(t->port.in, pk->due_tsc, 0, pk->flits)))
-		lc->st.enq_fail++;
-	lc->st.credits_out++;
+	capture(m, &o);
+	account_delivery(t, &o, o.due);
 	rte_pktmbuf_free(m);
 }
 
@@ -318,7 +355,6 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 	struct dp_port *p = &t->port;
 	struct dp_pkt *pk = dp_pkt(m);
 	uint32_t flits = (m->pkt_len + run->flit_bytes - 1) / run->flit_bytes;
-	uint64_t ready;
 
 	if (p->credits[0] < flits)
 		return 0;
@@ -338,67 +374,26 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 		t->inj_measured++;
 	}
 	lc->st.generated++;
-	ready = now > p->credit_t[0] ? now : p->credit_t[0];
-	p->credits[0] -= flits;
-	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len);
-	if (unlikely(rte_ring_sp_enqueue(p->out->pkts, m) != 0))
-		lc->st.enq_fail++;
-	lc->st.injected++;
+	send_in(t, m, now);
 	return 1;
 }
 
-/* What the report needs of a frame, read before the port owns it. */
-static void capture(struct rte_mbuf *m, struct dp_out *o)
-{
-	const struct dp_pkt *pk = dp_pkt(m);
-
-	o->flits = pk->flits;
-	o->len = m->pkt_len;
-	o->due = pk->due_tsc;
-	o->gen = pk->gen_tsc;
-	o->flags = pk->flags;
-	o->hops = pk->hops;
-	o->src = pk->src_term;
-	o->seq = pk->seq;
-}
-
-/* A frame the port took: account for it and return its buffer space,
- * freed when the frame was due or, if the port made it wait, now. */
+/* A frame the port took: the exactly-once sums of a built-in frame, then
+ * the common accounting; its buffer space is free when the frame was due
+ * or, if the port made it wait, now. */
 static void port_delivered(struct dp_term *t, const struct dp_out *o,
 			   uint64_t now, int waited)
 {
 	struct dp_lcore *lc = t->lc;
-	const struct dp_run *run = lc->run;
-	uint64_t left = waited ? now : o->due;
-	int nonmin = (o->flags & DP_PKT_NONMIN) != 0;
 
-	lc->st.delivered++;
 	lc->st.port_tx++;
-	t->rx_pkts++;
 	if (!(o->flags & DP_PKT_EXTERNAL)) {
 		/* a built-in frame to a real host: exactly-once still holds */
 		lc->rx_cnt[o->src]++;
 		lc->rx_sum[o->src] += o->seq;
 		lc->rx_sq[o->src] += (uint64_t)o->seq * o->seq;
 	}
-	if (in_window(run, o->due))
-		lc->st.rx_bytes_window += o->len;
-	if (left > lc->st.last_rx)
-		lc->st.last_rx = left;
-	if (o->flags & DP_PKT_MEASURED) {
-		/* ingress to egress */
-		lc->st.del_measured++;
-		dp_hist_add(&lc->st.latency[nonmin], left - o->gen);
-		lc->st.hops[o->hops < DP_MAX_HOPS ? o->hops
-						  : DP_MAX_HOPS - 1]++;
-		if (nonmin)
-			lc->st.nonminimal++;
-		else
-			lc->st.minimal++;
-	}
-	if (unlikely(dp_link_credit(t->port.in, left, 0, o->flits)))
-		lc->st.enq_fail++;
-	lc->st.credits_out++;
+	account_delivery(t, o, waited ? now : o->due);
 }
 
 static unsigned port_step(struct dp_term *t, uint64_t now)

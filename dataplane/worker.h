@@ -56,11 +56,11 @@ struct dp_run {
 	uint64_t idle_sleep_tsc, idle_margin_tsc;
 };
 
-/* A frame on its way out of a port terminal, as the report needs it. */
+/* A delivered frame, as the accounting needs it (terminal.c). */
 struct dp_out {
 	uint64_t due, gen;
 	uint32_t flits, len, src, seq;
-	uint8_t flags, hops;
+	uint8_t flags, hops, esc_n;
 };
 
 /* A built-in terminal: generator on one side, sink on the other. */

@@ -420,6 +420,17 @@ static int build_perm(struct emu *e)
  * the buffer space of all directed links, in packets, bounds the mbufs in
  * use; plus the lcores' mempool caches and some slack.
  */
+/* Data room of an mbuf: the built-in packet, or with DPDK ports any frame
+ * up to a standard mbuf's room. */
+static uint32_t mbuf_room(const struct df_plan *pl)
+{
+	uint32_t room = pl->cfg.packet_bytes;
+
+	if (pl->cfg.nbind && room < RTE_MBUF_DEFAULT_DATAROOM)
+		room = RTE_MBUF_DEFAULT_DATAROOM;
+	return room;
+}
+
 static uint64_t pool_mbufs(const struct df_plan *pl)
 {
 	const struct df_topo *t = &pl->topo;
@@ -450,11 +461,7 @@ static int build_pool(struct emu *e)
 	char name[RTE_MEMPOOL_NAMESIZE];
 
 	snprintf(name, sizeof(name), "dfpool%u", run_id);
-	/* port frames up to a standard mbuf's data room */
-	uint32_t room = pl->cfg.nbind && pl->cfg.packet_bytes <
-						 RTE_MBUF_DEFAULT_DATAROOM
-				? RTE_MBUF_DEFAULT_DATAROOM
-				: pl->cfg.packet_bytes;
+	uint32_t room = mbuf_room(pl);
 
 	e->run.pool = rte_pktmbuf_pool_create(
 		name, (unsigned)n, 256, DP_PKT_PRIV_SIZE,
@@ -1113,10 +1120,7 @@ uint64_t df_emulate_mem_bytes(const struct df_plan *pl)
 	/* mbufs (data, headroom, private area, header); rings (8 + 16
 	 * bytes an entry) and VC queues (8), bounded by one entry per flit
 	 * of buffer; source queues */
-	uint32_t room = pl->cfg.nbind && pl->cfg.packet_bytes <
-						 RTE_MBUF_DEFAULT_DATAROOM
-				? RTE_MBUF_DEFAULT_DATAROOM
-				: pl->cfg.packet_bytes;
+	uint32_t room = mbuf_room(pl);
 
 	return mbufs * (uint64_t)(room + 512) + mbufs * pkt_flits * 32 +
 	       (uint64_t)t->nterms * rte_align32pow2(pl->cfg.source_queue) * 8;

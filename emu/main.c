@@ -201,15 +201,18 @@ static int add_vdevs(struct app_args *a, const struct df_config *c,
 		     uint32_t nterms)
 {
 	char vdev[256];
-	char **argv = malloc((a->neal + nterms) * sizeof(char *));
+	char **argv;
 
+	if (c->nbind == 0)
+		return 0;
+	argv = malloc((a->neal + nterms) * sizeof(char *));
 	if (argv == NULL)
 		return -1;
 	memcpy(argv, a->eal, a->neal * sizeof(char *));
 	if (a->eal == eal_kept)
 		free(eal_kept); /* default_eal's array: the strings stay */
 	eal_kept = argv;
-	for (uint32_t t = 0; t < nterms && c->nbind; t++) {
+	for (uint32_t t = 0; t < nterms; t++) {
 		if (df_term_vdev(c, t, vdev, sizeof(vdev)) == NULL)
 			continue;
 		if (asprintf(&argv[a->neal], "--vdev=%s", vdev) < 0)
