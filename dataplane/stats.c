@@ -9,6 +9,12 @@ const char *const dp_drop_name[DP_DROP_N] = {
 	[DP_DROP_OVERSIZE] = "oversize",
 };
 
+const char *const dp_pair_name[DP_PAIR_N] = {
+	[DP_PAIR_ROUTER] = "same_router",
+	[DP_PAIR_GROUP] = "same_group",
+	[DP_PAIR_GLOBAL] = "other_group",
+};
+
 void dp_hist_merge(struct dp_hist *dst, const struct dp_hist *src)
 {
 	if (src->n && (src->min < dst->min || dst->n == 0))

@@ -58,6 +58,16 @@ enum dp_drop {
 };
 extern const char *const dp_drop_name[DP_DROP_N];
 
+/* Where a frame's destination is, seen from its source: the classes of
+ * terminal pairs the report gives port (external) frames' latency for. */
+enum dp_pair {
+	DP_PAIR_ROUTER = 0, /* both terminals on one router */
+	DP_PAIR_GROUP,	    /* one group: local links only */
+	DP_PAIR_GLOBAL,	    /* other groups: at least one global link */
+	DP_PAIR_N,
+};
+extern const char *const dp_pair_name[DP_PAIR_N];
+
 struct dp_stats {
 	uint64_t generated, gen_measured, gen_bytes_window;
 	uint64_t injected, inj_measured;
@@ -78,6 +88,8 @@ struct dp_stats {
 	 * ([DF] §4.2: UGAL-L's latency is bimodal, one mode per class) */
 	struct dp_hist latency[2];
 	struct dp_hist lateness; /* ns, every packet release */
+	/* measured frames from DPDK ports, ingress to egress, by pair */
+	struct dp_hist ext_latency[DP_PAIR_N];
 } __rte_cache_aligned;
 
 #endif

@@ -208,6 +208,16 @@ static void capture(struct rte_mbuf *m, struct dp_out *o)
 	o->seq = pk->seq;
 }
 
+static enum dp_pair pair_class(const struct dp_run *run, uint32_t src,
+			       uint32_t dst)
+{
+	uint32_t rs = src / run->p, rd = dst / run->p;
+
+	if (rs == rd)
+		return DP_PAIR_ROUTER;
+	return rs / run->a == rd / run->a ? DP_PAIR_GROUP : DP_PAIR_GLOBAL;
+}
+
 /* A frame out of the network at terminal t, its buffer space free at
  * time left: counters, latency from generation (or ingress) and the
  * credit back to the router. The sink and the port terminals share it. */
@@ -226,6 +236,10 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 	if (o->flags & DP_PKT_MEASURED) {
 		lc->st.del_measured++;
 		dp_hist_add(&lc->st.latency[nonmin], left - o->gen);
+		if (o->flags & DP_PKT_EXTERNAL)
+			dp_hist_add(&lc->st.ext_latency[pair_class(
+					    lc->run, o->src, t->id)],
+				    left - o->gen);
 		lc->st.hops[o->hops < DP_MAX_HOPS ? o->hops
 						  : DP_MAX_HOPS - 1]++;
 		lc->st.escapes[o->esc_n < DP_MAX_HOPS ? o->esc_n
@@ -240,29 +254,41 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 	lc->st.credits_out++;
 }
 
-static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
+/* A built-in frame carries its source and sequence number in its payload:
+ * it must be ours, intact, and for this terminal (exactly-once sums). */
+static void check_builtin(struct dp_term *t, struct rte_mbuf *m)
 {
 	struct dp_lcore *lc = t->lc;
 	const struct dp_run *run = lc->run;
-	struct dp_pkt *pk = dp_pkt(m);
+	const struct dp_pkt *pk = dp_pkt(m);
 	const struct rte_ether_hdr *eh =
 		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const struct dp_payload *pl = (const struct dp_payload *)(eh + 1);
 	uint32_t src = pl->src_term, seq = pl->seq;
-	struct dp_out o;
 
-	dp_hist_add(&lc->st.lateness, now - pk->due_tsc);
 	if (unlikely(pl->magic != DP_MAGIC || pl->dst_term != t->id ||
 		     src >= run->nterms || src != pk->src_term ||
 		     seq != pk->seq ||
 		     memcmp(eh->dst_addr.addr_bytes, run->macs[t->id],
 			    RTE_ETHER_ADDR_LEN))) {
 		lc->st.corrupt++;
-	} else {
-		lc->rx_cnt[src]++;
-		lc->rx_sum[src] += seq;
-		lc->rx_sq[src] += (uint64_t)seq * seq;
+		return;
 	}
+	lc->rx_cnt[src]++;
+	lc->rx_sum[src] += seq;
+	lc->rx_sq[src] += (uint64_t)seq * seq;
+}
+
+static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
+{
+	struct dp_pkt *pk = dp_pkt(m);
+	struct dp_out o;
+
+	dp_hist_add(&t->lc->st.lateness, now - pk->due_tsc);
+	/* a host's frame to a terminal with no port: the sink takes it; its
+	 * payload is the host's, not ours to check */
+	if (!(pk->flags & DP_PKT_EXTERNAL))
+		check_builtin(t, m);
 	capture(m, &o);
 	account_delivery(t, &o, o.due);
 	rte_pktmbuf_free(m);
@@ -279,18 +305,12 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
  */
 static uint32_t term_of_mac(const struct dp_run *run, const uint8_t *mac)
 {
-	for (uint32_t i = 0; i < run->nterms; i++)
-		if (!memcmp(run->macs[i], mac, RTE_ETHER_ADDR_LEN))
-			return i;
-	return UINT32_MAX;
+	return dp_addr_find(&run->mac_tab, dp_mac_key(mac));
 }
 
 static uint32_t term_of_ip(const struct dp_run *run, uint32_t ip_be)
 {
-	for (uint32_t i = 0; i < run->nterms; i++)
-		if (run->ips[i] == ip_be)
-			return i;
-	return UINT32_MAX;
+	return dp_addr_find(&run->ip_tab, ip_be);
 }
 
 /* ARP request for a terminal's address: answer it on the port. */

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "ring.h"
 #include "tables.h"
+#include "addr.h"
 #include "port.h"
 #include "router.h"
 #include "stats.h"
@@ -50,7 +51,8 @@ struct dp_run {
 	const uint32_t *perm;	  /* permutation pattern: destination of each */
 	const uint8_t (*macs)[6]; /* [terminal]: its MAC ([terminals]) */
 	const uint32_t *ips;	  /* [terminal]: its IPv4, network order */
-	uint32_t max_frame;	  /* bytes a terminal input buffer can hold */
+	struct dp_addr_table mac_tab, ip_tab; /* the same, looked up */
+	uint32_t max_frame; /* bytes a terminal input buffer can hold */
 	/* idle backoff */
 	int idle_backoff;
 	uint64_t idle_sleep_tsc, idle_margin_tsc;

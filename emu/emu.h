@@ -57,6 +57,8 @@ struct df_report {
 	struct df_latency lat;	       /* every measured packet */
 	struct df_latency lat_path[2]; /* [0] minimal, [1] non-minimal paths */
 	struct dp_hist *lat_hist[2];   /* their histograms (TSC), malloc'd */
+	/* frames from DPDK ports, ingress to egress, by terminal pair */
+	struct df_latency lat_ext[DP_PAIR_N];
 	uint64_t hops[DP_MAX_HOPS];
 	uint64_t escapes[DP_MAX_HOPS]; /* OFAR: measured packets by entries */
 	uint64_t minimal, nonminimal;
@@ -69,6 +71,7 @@ struct df_report {
 	int drained;	 /* every measured packet arrived before the timeout */
 	char stuck[200]; /* the watchdog's finding, "" if none */
 	int fully_drained; /* nothing left in flight at the end */
+	int interrupted;   /* 1: measurement cut short, 2: drain cut short */
 	double wall_s, measure_s, tsc_hz;
 	double batch_time_ns;	 /* batch modes: start to the last delivery */
 	uint64_t rx_min, rx_max; /* packets received per terminal, extremes */
@@ -101,6 +104,9 @@ struct df_emu_opts {
 	int quiet;     /* no live status line */
 	FILE *status;  /* where the live status goes (stderr) */
 	double tsc_hz; /* calibrated TSC rate */
+	/* signals received (SIGINT/SIGTERM), counted by the caller's
+	 * handler: 1 ends the measurement now and drains; 2 stops at once */
+	volatile const int *stop;
 };
 
 /* Run the emulation on the EAL's worker lcores (EAL must be up). */

@@ -335,6 +335,9 @@ static int build_macs(struct emu *e)
 	}
 	e->run.macs = (const uint8_t(*)[6])e->macs;
 	e->run.ips = e->ips;
+	if (dp_addr_build(&e->run.mac_tab, &e->run.ip_tab, e->run.macs, e->ips,
+			  n))
+		return -1;
 	return 0;
 }
 
@@ -676,6 +679,40 @@ static int watch_check(struct emu *e, struct watch *w, uint64_t now,
 	return 0;
 }
 
+/*
+ * A signal (Ctrl-C): the first ends the measurement window now (an empty
+ * one during warm-up) and lets the measured packets drain as usual, so
+ * the report stays true for the time measured; the second stops at once.
+ * Returns 1 to stop now.
+ */
+static int interrupt(struct emu *e, const struct df_emu_opts *o, uint64_t now,
+		     struct df_report *rep, uint64_t *deadline)
+{
+	uint64_t drain =
+		ns_to_tsc(e->hz, e->pl->cfg.drain_timeout_ms * 1000000ULL);
+
+	struct dp_run *run = &e->run;
+
+	if (*o->stop > 1) {
+		rep->interrupted = 2;
+		return 1;
+	}
+	if (rep->interrupted)
+		return 0;
+	rep->interrupted = 1;
+	if (now + drain < *deadline)
+		*deadline = now + drain;
+	if (e->pl->cfg.mode != DF_MODE_STEADY) {
+		run->gen_on = 0;
+		return 0;
+	}
+	if (now < run->m0)
+		run->m0 = now;
+	if (now < run->m1)
+		run->m1 = now; /* workers read it: one aligned 64-bit store */
+	return 0;
+}
+
 static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		       struct df_report *rep)
 {
@@ -754,6 +791,11 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			}
 			if (now >= run->m1 && done)
 				rep->drained = 1;
+		}
+		if (o->stop && *o->stop &&
+		    interrupt(e, o, now, rep, &deadline)) {
+			phase = "stopped";
+			break;
 		}
 		if (!run->gen_on && all_stopped(e)) {
 			sum_stats(e, &s); /* after the acknowledgements */
@@ -931,7 +973,8 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 			rep->stall_term = i;
 		}
 	rep->enq_fail = s.enq_fail;
-	rep->measure_s = c->measure_ms / 1e3;
+	/* the window a signal may have cut short */
+	rep->measure_s = (double)(e->run.m1 - e->run.m0) / e->hz;
 	if (c->mode != DF_MODE_STEADY) {
 		/* loads over the time the batch took to arrive */
 		rep->batch_time_ns = s.last_rx > e->run.m0
@@ -961,6 +1004,13 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 			rep->busy_s += lc->busy_tsc / e->hz;
 		}
 		latency_of(lat, ns, &rep->lat);
+		for (int k = 0; k < DP_PAIR_N; k++) {
+			memset(lat, 0, sizeof(*lat));
+			for (uint32_t w = 0; w < e->pl->nworkers; w++)
+				dp_hist_merge(lat,
+					      &e->lc[w]->st.ext_latency[k]);
+			latency_of(lat, ns, &rep->lat_ext[k]);
+		}
 		for (int k = 0; k < 2; k++)
 			latency_of(rep->lat_hist[k], ns, &rep->lat_path[k]);
 		rep->late_p50_ns = dp_hist_quantile(late, 0.50) * ns;
@@ -1078,6 +1128,8 @@ static void teardown(struct emu *e)
 	free(e->perm);
 	free(e->macs);
 	free(e->ips);
+	dp_addr_free(&e->run.mac_tab);
+	dp_addr_free(&e->run.ip_tab);
 }
 
 int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,

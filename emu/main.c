@@ -5,6 +5,7 @@
  * the work; EAL arguments come after --eal (or before --, DPDK style).
  */
 #include <errno.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,24 @@ static void print_addresses(const struct df_config *c, FILE *f)
 	fprintf(f, "\n]\n");
 }
 
+/* SIGINT/SIGTERM: counted; the emulation reads the count (emu.h). */
+static volatile int stop_signals;
+
+static void count_signal(int sig)
+{
+	(void)sig;
+	stop_signals++;
+}
+
+static void on_signals(void)
+{
+	struct sigaction sa = {.sa_handler = count_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct app_args a = {0};
@@ -369,6 +388,8 @@ int main(int argc, char **argv)
 	eo.quiet = a.quiet;
 	eo.status = stderr;
 	eo.tsc_hz = df_tsc_calibrate(cfg.tsc_calibrate_ms);
+	eo.stop = &stop_signals;
+	on_signals();
 	if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
 		fprintf(stderr, "dfemu: %s\n", err);
 		rc = 3;

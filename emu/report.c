@@ -200,6 +200,14 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		print_latency(f, "  minimal paths", &r->lat_path[0]);
 		print_latency(f, "  non-minimal paths", &r->lat_path[1]);
 	}
+	for (int k = 0; k < DP_PAIR_N; k++)
+		if (r->lat_ext[k].n) {
+			static const char *const pair[DP_PAIR_N] = {
+				"  ports, same router", "  ports, same group",
+				"  ports, other group"};
+			const char *name = pair[k];
+			print_latency(f, name, &r->lat_ext[k]);
+		}
 	print_shares(f, "hops (router-router)", r->hops, 1);
 	fprintf(f,
 		"  %-22s minimal %llu, non-minimal %llu (decisions, all "
@@ -233,6 +241,13 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		r->exactly_once && !r->corrupt ? "yes" : "NO");
 	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
 		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
+	if (r->interrupted)
+		fprintf(f, "  INTERRUPTED: %s\n",
+			r->interrupted == 1
+				? "the measurement was cut short by a signal; "
+				  "figures are over the time measured"
+				: "stopped by a second signal; packets were "
+				  "left in flight");
 	if (r->stuck[0])
 		fprintf(f,
 			"  STUCK: %s; the run was stopped ([run] watchdog_ms "
@@ -389,6 +404,11 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	json_latency(f, &r->lat_path[0]);
 	fprintf(f, ", \"nonminimal\": ");
 	json_latency(f, &r->lat_path[1]);
+	fprintf(f, "},\n  \"port_latency_by_pair_ns\": {");
+	for (int k = 0; k < DP_PAIR_N; k++) {
+		fprintf(f, "%s\"%s\": ", k ? ", " : "", dp_pair_name[k]);
+		json_latency(f, &r->lat_ext[k]);
+	}
 	fprintf(f, "},\n  \"latency_histogram_ns\": {\"minimal\": ");
 	json_hist(f, r->lat_hist[0], 1e9 / r->tsc_hz);
 	fprintf(f, ", \"nonminimal\": ");
@@ -446,6 +466,7 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->arp_replies,
 		(unsigned long long)r->port_stalls,
 		r->stall_max ? (int)r->stall_term : -1);
+	fprintf(f, "  \"interrupted\": %d,\n", r->interrupted);
 	fprintf(f, "  \"stuck\": ");
 	df_json_str(f, r->stuck);
 	fprintf(f, ",\n");

@@ -41,6 +41,7 @@ run config-san "$SAN/tests/test_config" configs tests/data
 run ugal-san "$SAN/tests/test_ugal"
 run credit-san "$SAN/tests/test_credit"
 run ofar-san "$SAN/tests/test_ofar"
+run addr-san "$SAN/tests/test_addr"
 # dataplane on a real EAL, sanitizers on: conservation and accounting.
 run dataplane-san "$SAN/tests/test_dataplane" conservation
 # timing-sensitive tests on the optimised build
@@ -52,6 +53,8 @@ run sweep "tests/test_sweep.sh" "$REL/emu/dfemu"
 run hosts "tests/test_hosts.sh" "$REL/emu/dfemu"
 run ports "tests/test_ports.sh" "$REL/emu/dfemu"
 run ports-san "tests/test_ports.sh" "$SAN/emu/dfemu"
+run testpmd "tests/test_testpmd.sh" "$REL/emu/dfemu"
+run pktgen-scripts "tests/test_pktgen.sh" "$REL/emu/dfemu"
 
 echo "logs in $LOG"
 echo "$passed passed, $failed failed"

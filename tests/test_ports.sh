@@ -9,7 +9,8 @@ DFEMU=${1:?usage: $0 PATH/TO/dfemu}
 cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 P=dfp$$x
-trap 'tools/dfemu-hosts down --prefix $P >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+# KEEP=1: leave the logs and captures in $TMP
+trap 'tools/dfemu-hosts down --prefix $P >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 . tests/tap.sh
 EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning --file-prefix=dfport-$$"
 
@@ -46,22 +47,41 @@ PY
 	echo "t5 = net_pcap5,rx_pcap=$TMP/empty.pcap,tx_pcap=$TMP/out5.pcap"
 } >"$TMP/pcap.ini"
 # shellcheck disable=SC2086
+# 1 Mb/s terminal links: frames leave t5 0.5-3.2 ms apart
 "$DFEMU" --config "$TMP/pcap.ini" --quiet --set traffic.load=0 \
-	--set traffic.measure_ms=100 --json "$TMP/r.json" $EAL >"$TMP/log" 2>&1
+	--set traffic.warmup_ms=0 --set traffic.measure_ms=300 \
+	--set links.terminal_bandwidth_gbps=0.001 --set run.idle_backoff=0 \
+	--json "$TMP/r.json" $EAL >"$TMP/log" 2>&1
 ok $? "pcap in, pcap out: the run completes, everything accounted for"
 python3 - "$TMP" <<'PY'
 import json, struct, sys
 d = sys.argv[1]
 raw = open(d + "/out5.pcap", "rb").read()
-got, o = [], 24
+got, ts, o = [], [], 24
+frac = 1e3 if struct.unpack("<I", raw[:4])[0] == 0xa1b23c4d else 1.0  # ns
 while o < len(raw):
-    n = struct.unpack("<IIII", raw[o:o + 16])[2]
+    sec, sub, n = struct.unpack("<IIII", raw[o:o + 16])[:3]
     got.append(raw[o + 16:o + 16 + n].hex())
+    ts.append(sec * 1e6 + sub / frac)
     o += 16 + n
 want = json.load(open(d + "/want.json"))
 assert got == want, (len(got), len(want))
+# t5's link serializes each frame in 8 x bytes us at 1 Mb/s: the capture's
+# timestamps (net_pcap, at transmission) are spaced at least that much,
+# less the host's lateness (200 us, or the most dfemu reports), and so is
+# their span
+late = json.load(open(d + "/r.json"))["lateness_ns"]["max"] / 1e3
+tol = max(200, late + 20)
+ser = [len(g) // 2 * 8 for g in got]
+gaps = [b - a for a, b in zip(ts, ts[1:])]
+bad = [(i, g, s) for i, (g, s) in enumerate(zip(gaps, ser[1:])) if g < s - tol]
+print("# gaps %.0f..%.0f us, span %.0f us, serialization %d us, "
+      "lateness max %.0f us" % (min(gaps), max(gaps), ts[-1] - ts[0],
+                                sum(ser[1:]), late))
+assert not bad, bad
+assert ts[-1] - ts[0] >= sum(ser[1:]) - tol
 PY
-ok $? "the 50 frames leave t5 byte-identical and in order"
+ok $? "the 50 frames leave t5 byte-identical, in order, spaced by the link's serialization"
 python3 - "$TMP/r.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -71,8 +91,14 @@ assert p["injected"] == 50 and p["delivered"] == 50, p
 assert p["generated"] == p["injected"] + sum(p["dropped"].values()), p
 assert r["ports"]["rx"] == 52 and r["ports"]["tx"] == 50, r["ports"]
 assert r["credits_conserved"] is True
+# t0 (group 0) to t5 (group 2): two terminal links and a global one at least
+x = r["port_latency_by_pair_ns"]
+c = r["config"]
+floor = 2 * c["terminal_latency_ns"] + c["global_latency_ns"]
+assert x["other_group"]["packets"] == 50 and x["other_group"]["min"] >= floor, x
+assert x["same_router"]["packets"] == 0 and x["same_group"]["packets"] == 0, x
 PY
-ok $? "report: 52 frames in, 50 out, the runt and the unknown MAC dropped by reason"
+ok $? "report: 52 frames in, 50 out, the runt and the unknown MAC dropped by reason, latency in the other-group class"
 
 # a port whose peer takes nothing (a memif server with no client): the
 # frames wait in the dragonfly, the run times out, the report names t5

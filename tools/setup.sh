@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 
-PKGS="gcc meson ninja-build pkg-config libdpdk-dev dpdk libpcap-dev libnuma-dev
+PKGS="gcc meson ninja-build pkg-config libdpdk-dev dpdk dpdk-dev libpcap-dev libnuma-dev
       python3 iproute2 ethtool iputils-ping iperf3 gnuplot-nox"
 missing=""
 for p in $PKGS; do

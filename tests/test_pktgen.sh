@@ -1,0 +1,104 @@
+#!/bin/sh
+# tools/dfemu-pktgen and the scripts in tools/pktgen/: the committed
+# scripts are what the tool writes for configs/reference.ini; every
+# destination in them is a terminal of the pattern (uniform: others,
+# adversarial: group G+1), at most Pktgen's 16 sequence packets; a pcap it
+# writes goes through dfemu (net_pcap terminal) with nothing dropped and
+# every destination reached; bad arguments get exit 2 and a reason.
+# Pktgen-DPDK itself is not packaged by Debian and is not run here.
+# Usage: tests/test_pktgen.sh PATH/TO/dfemu (from the repo root)
+set -u
+DFEMU=${1:?usage: $0 PATH/TO/dfemu}
+cd "$(dirname "$0")/.." || exit 1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+. tests/tap.sh
+G="tools/dfemu-pktgen --dfemu $DFEMU"
+REF=configs/reference.ini
+
+for pat in uniform adversarial; do
+	for f in pkt lua; do
+		$G $f --config $REF --terminal 0 --pattern $pat >"$TMP/$pat.$f"
+		cmp -s "$TMP/$pat.$f" "tools/pktgen/$pat.$f"
+		ok $? "tools/pktgen/$pat.$f is what dfemu-pktgen writes"
+	done
+done
+$G pkt --config $REF --terminal 0 --pattern to:71 >"$TMP/one.pkt"
+cmp -s "$TMP/one.pkt" tools/pktgen/one.pkt
+ok $? "tools/pktgen/one.pkt is what dfemu-pktgen writes"
+
+"$DFEMU" --print-addresses --config $REF >"$TMP/ref.json"
+python3 - "$TMP" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+a = json.load(open(d + "/ref.json"))
+by_mac = {x["mac"]: x for x in a}
+def dests_pkt(path):
+    out = []
+    for line in open(path):
+        m = re.match(r"seq (\d+) 0 dst (\S+) src \S+ dst (\S+) ", line)
+        if m:
+            out.append((int(m.group(1)), m.group(2), m.group(3)))
+    return out
+def dests_lua(path):
+    return [(int(m.group(1)), m.group(2), m.group(3)) for m in
+            re.finditer(r'seqTable\((\d+), "0", \{\["eth_dst_addr"\] = "([^"]+)"'
+                        r'.*?\["ip_dst_addr"\] = "([^"]+)"', open(path).read())]
+for f, parse in (("pkt", dests_pkt), ("lua", dests_lua)):
+    u = parse(d + "/uniform." + f)
+    assert [i for i, _, _ in u] == list(range(16)), u
+    assert all(by_mac[m]["ip"] == ip and by_mac[m]["terminal"] != 0
+               for _, m, ip in u), u
+    assert len({m for _, m, _ in u}) == 16
+    groups = {by_mac[m]["group"] for _, m, _ in u}
+    assert len(groups) >= 8, groups  # spread over the network
+    v = parse(d + "/adversarial." + f)
+    assert sorted(by_mac[m]["terminal"] for _, m, _ in v) == \
+        [x["terminal"] for x in a if x["group"] == 1], v
+    cnt = re.search(r'seq_cnt"?,? (\d+)', open(d + "/uniform." + f).read())
+    assert int(cnt.group(1)) == 16
+PY
+ok $? "scripts: uniform = 16 distinct other terminals over >= 8 groups, adversarial = group 1's terminals, MAC and IP of one terminal each"
+
+# a uniform pcap from t0 of small.ini through dfemu
+$G pcap --config configs/small.ini --terminal 0 --packets 300 --size 128 \
+	--out "$TMP/u.pcap"
+ok $? "pcap written"
+{
+	cat configs/small.ini
+	echo "[terminals]"
+	echo "t0 = net_pcap0,rx_pcap=$TMP/u.pcap,tx_pcap=$TMP/o.pcap"
+} >"$TMP/p.ini"
+"$DFEMU" --config "$TMP/p.ini" --quiet --set traffic.load=0 \
+	--set traffic.warmup_ms=0 --set traffic.measure_ms=200 \
+	--json "$TMP/r.json" --eal -l 0-1 --no-pci --no-huge -m 512 \
+	--no-shconf --log-level=warning --file-prefix=dfpg$$ >"$TMP/log" 2>&1
+ok $? "dfemu runs the pcap (exit 0)"
+python3 - "$TMP/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["packets"]
+assert p["injected"] == p["delivered"] == 300, p
+assert sum(p["dropped"].values()) == 0, p
+x = r["port_latency_by_pair_ns"]
+# t0 is alone on its router (p=1): t1 is in its group, t2..t5 are not
+assert x["same_router"]["packets"] == 0, x
+assert x["same_group"]["packets"] > 0 and x["other_group"]["packets"] > 0, x
+assert x["same_group"]["packets"] + x["other_group"]["packets"] == 300
+PY
+ok $? "300 UDP frames delivered, none dropped, both other-terminal classes reached"
+
+while read -r want bad; do
+	# shellcheck disable=SC2086
+	$G $bad >/dev/null 2>"$TMP/err"
+	[ $? -eq 2 ] && grep -q "^dfemu-pktgen: .*$want" "$TMP/err"
+	ok $? "refused: $bad ($(cat "$TMP/err"))"
+done <<END
+needed pkt --config $REF
+terminals.0..71 pkt --config $REF --terminal 72
+other.than.0 pkt --config $REF --terminal 0 --pattern to:0
+allowed.60..9000 pkt --config $REF --terminal 0 --size 20
+needs.--out pcap --config $REF --terminal 0
+unknown.command mkdir --config $REF
+END
+tap_done
