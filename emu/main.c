@@ -252,6 +252,36 @@ static void print_addresses(const struct df_config *c, FILE *f)
 	fprintf(f, "\n]\n");
 }
 
+/* At start, when terminals have DPDK ports: who is where, so peers can be
+ * pointed at the right addresses (all of them: --print-addresses). */
+static void print_bound(const struct df_config *c, FILE *f)
+{
+	uint32_t nt = c->p * c->a * c->g, shown = 0;
+	char vdev[256];
+
+	for (uint32_t t = 0; t < nt; t++) {
+		uint8_t m[6];
+		uint32_t ip = df_term_ip(c, t);
+		const char *port = df_term_vdev(c, t, vdev, sizeof(vdev));
+
+		if (port == NULL)
+			continue;
+		df_term_mac(c, t, m);
+		fprintf(f,
+			"dfemu: t%-4u router %-3u group %-2u "
+			"%02x:%02x:%02x:%02x:%02x:%02x  %u.%u.%u.%u  %s\n",
+			t, t / c->p, t / (c->p * c->a), m[0], m[1], m[2], m[3],
+			m[4], m[5], ip >> 24, ip >> 16 & 0xff, ip >> 8 & 0xff,
+			ip & 0xff, port);
+		shown++;
+	}
+	if (shown)
+		fprintf(f,
+			"dfemu: %u terminal(s) on DPDK ports above, %u "
+			"built-in (dfemu --print-addresses lists all)\n",
+			shown, nt - shown);
+}
+
 /* SIGINT/SIGTERM: counted; the emulation reads the count (emu.h). */
 static volatile int stop_signals;
 
@@ -353,6 +383,7 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	if (!a.quiet) {
+		print_bound(&cfg, stderr);
 		fprintf(stderr, "dfemu: EAL");
 		for (int i = 1; i < a.neal; i++)
 			fprintf(stderr, " %s", a.eal[i]);

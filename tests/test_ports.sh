@@ -182,9 +182,23 @@ wait $recv
 ok $? "UDP from host t0 reaches host t5 through the dragonfly ($(cat "$TMP/recv") of 20)"
 ip -n "${P}0" neigh show "$ip5" | grep -q "$mac5"
 ok $? "proxy ARP: host t0 resolved t5's IP to t5's MAC"
+# tcpdump inside t5's namespace sees the pings (5 requests, 5 replies)
+ip netns exec "${P}5" timeout 20 tcpdump -i eth0 -n -c 10 -w "$TMP/ns5.pcap" icmp \
+	2>"$TMP/tcpdump.err" &
+tcpd=$!
+i=0
+while ! grep -q "listening on" "$TMP/tcpdump.err" && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 # every path crosses a global link: RTT >= 2 x 2 ms
 rtt=$(ip netns exec "${P}0" ping -c 5 -i 0.2 -W 2 "$ip5" |
 	sed -n 's|^rtt [^=]*= \([0-9.]*\)/.*|\1|p')
+ip0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["ip"])' "$TMP/addr.json")
+wait $tcpd
+req=$(tcpdump -n -r "$TMP/ns5.pcap" 2>/dev/null | grep -c "$ip0 > $ip5: ICMP echo request")
+[ "$req" -eq 5 ]
+ok $? "tcpdump in t5's namespace sees the 5 echo requests from t0 ($req)"
 python3 -c 'import sys; r = float(sys.argv[1]); sys.exit(0 if 4.0 <= r < 50 else 1)' "${rtt:-0}"
 ok $? "ping through the dragonfly: min RTT ${rtt:-none} ms, at least twice the 2 ms global latency"
 ip netns exec "${P}5" iperf3 -s -1 -D -I "$TMP/iperf.pid"
