@@ -17,9 +17,10 @@
 #include <rte_cfgfile.h>
 
 #include "config.h"
+#include "capture.h"
 #include "terminals.h"
 
-enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL, K_VCS };
+enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL, K_VCS, K_STR };
 
 struct key_def {
 	const char *section;
@@ -44,6 +45,8 @@ static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
 					 NULL};
 static const char *const class_names[] = {"terminal", "local", "global"};
+static const char *const capdir_names[] = {"both", "out", "in", NULL};
+static const char *const captime_names[] = {"departure", "arrival", NULL};
 
 const char *df_arrangement_name(enum df_arrangement a)
 {
@@ -164,6 +167,25 @@ static const struct key_def keys[] = {
 	{"traffic", "finish", K_ENUM, OFF(finish), 0, 0, finish_names,
 	 "after the window: keep generating until the measured packets are "
 	 "out, or stop and drain (queued packets still enter)"},
+	{"capture", "links", K_STR, OFF(cap_links), 0, 256, NULL,
+	 "links written to the pcapng file: all, none, local, global, "
+	 "terminal, gG, rR, rR.pP, tN, comma-separated"},
+	{"capture", "direction", K_ENUM, OFF(cap_direction), 0, 0, capdir_names,
+	 "for gG, rR, rR.pP, tN: links leaving (out) or entering (in) them"},
+	{"capture", "vcs", K_STR, OFF(cap_vcs), 0, 64, NULL,
+	 "VCs captured on the selected links: all, or numbers"},
+	{"capture", "snaplen", K_U32, OFF(cap_snaplen), 14, 65535, NULL,
+	 "bytes of each frame written"},
+	{"capture", "file", K_STR, OFF(cap_file), 0, 256, NULL,
+	 "pcapng file written"},
+	{"capture", "ring", K_U32, OFF(cap_ring), 64, 1 << 22, NULL,
+	 "packets each worker can hand to the writer before it skips"},
+	{"capture", "limit_mb", K_U64, OFF(cap_limit_mb), 0, 1e9, NULL,
+	 "stop writing when the file reaches this size (MB; 0 = no limit); "
+	 "the rest is counted, not written"},
+	{"capture", "time", K_ENUM, OFF(cap_time), 0, 0, captime_names,
+	 "packet timestamps: emulated departure onto the link or arrival at "
+	 "its far end"},
 	{"run", "workers", K_U32, OFF(workers), 0, 128, NULL,
 	 "worker lcores (0 = auto: free CPUs, at least 1)"},
 	{"run", "routers_per_lcore", K_U32, OFF(routers_per_lcore), 0, 4096,
@@ -183,8 +205,9 @@ static const struct key_def keys[] = {
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 _Static_assert(NKEYS <= DF_CFG_MAX_KEYS, "raise DF_CFG_MAX_KEYS");
 
-static const char *const sections[] = {
-	"topology", "links", "routing", "traffic", "terminals", "run", NULL};
+static const char *const sections[] = {"topology", "links",	"routing",
+				       "traffic",  "terminals", "capture",
+				       "run",	   NULL};
 
 void df_config_defaults(struct df_config *cfg)
 {
@@ -229,6 +252,12 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->lateness_tolerance_ns = 100000; /* VM noise floor: DPDK-NOTES §4 */
 	cfg->tsc_calibrate_ms = 100;
 	cfg->watchdog_ms = 10000;
+	snprintf(cfg->cap_links, sizeof(cfg->cap_links), "none");
+	snprintf(cfg->cap_vcs, sizeof(cfg->cap_vcs), "all");
+	snprintf(cfg->cap_file, sizeof(cfg->cap_file), "dfemu.pcapng");
+	cfg->cap_snaplen = 128;
+	cfg->cap_ring = 16384;
+	cfg->cap_limit_mb = 1000;
 }
 
 static void fmt_err(char *err, size_t n, const char *fmt, ...)
@@ -285,6 +314,9 @@ static void allowed_of(const struct key_def *k, char *buf, size_t n)
 		break;
 	case K_DBL:
 		snprintf(buf, n, "a number from %g to %g", k->min, k->max);
+		break;
+	case K_STR:
+		snprintf(buf, n, "text of up to %.0f characters", k->max - 1);
 		break;
 	case K_VCS:
 		snprintf(buf, n,
@@ -351,6 +383,11 @@ static int parse_value(const struct key_def *k, const char *val,
 		return -1;
 	case K_VCS:
 		return parse_vcs(val, cfg);
+	case K_STR:
+		if (strlen(val) >= (size_t)k->max)
+			return -1;
+		memcpy(dst, val, strlen(val) + 1);
+		return 0;
 	case K_DBL: {
 		errno = 0;
 		double d = strtod(val, &end);
@@ -456,7 +493,7 @@ static int scan_file(const char *path, struct scan *sc, char *err, size_t n)
 				fmt_err(err, n,
 					"%s:%d: unknown section [%s]; allowed: "
 					"[topology] [links] [routing] "
-					"[traffic] [terminals] [run]",
+					"[traffic] [terminals] [capture] [run]",
 					path, line, sec);
 				goto fail;
 			}
@@ -545,7 +582,8 @@ static int apply(struct df_config *cfg, const char *where, const char *sec,
 		if (!known_section(sec)) {
 			fmt_err(err, n,
 				"%s: unknown section [%s]; allowed: [topology] "
-				"[links] [routing] [traffic] [terminals] [run]",
+				"[links] [routing] [traffic] [terminals] "
+				"[capture] [run]",
 				where, sec);
 			return -1;
 		}
@@ -731,7 +769,9 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 			AT("topology", "p"));
 		return -1;
 	}
-	return df_term_validate(c, err, n);
+	if (df_term_validate(c, err, n))
+		return -1;
+	return df_cap_validate(c, err, n);
 }
 
 int df_config_load(struct df_config *cfg, const char *path,

@@ -98,6 +98,9 @@ struct df_term_addr {
 	char where[80];
 };
 
+enum df_cap_dir { DF_CAP_BOTH, DF_CAP_OUT, DF_CAP_IN };
+enum df_cap_time { DF_CAP_DEPARTURE, DF_CAP_ARRIVAL };
+
 struct df_config {
 	char path[256]; /* file the config came from, for messages */
 	/* where each key was set ("file:line" or "--set ..."), by key index;
@@ -146,6 +149,16 @@ struct df_config {
 	uint32_t nbind;
 	struct df_term_addr addr[DF_MAX_BINDS];
 	uint32_t naddr;
+
+	/* [capture] (control/capture.h) */
+	char cap_links[256]; /* selectors; "none": no capture */
+	char cap_vcs[64];    /* "all" or VC numbers */
+	enum df_cap_dir cap_direction;
+	enum df_cap_time cap_time;
+	uint32_t cap_snaplen;  /* bytes of each frame kept */
+	uint32_t cap_ring;     /* records each worker can queue */
+	uint64_t cap_limit_mb; /* file size at which writing stops (0: none) */
+	char cap_file[256];
 
 	/* [run] */
 	uint32_t workers;	    /* 0 = auto: one per free CPU, at least 1 */

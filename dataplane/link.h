@@ -32,6 +32,10 @@ struct dp_link {
 	uint64_t tx_pkts, tx_bytes;
 	uint8_t cls;
 	uint32_t from, from_port, to, to_port; /* for reports */
+	/* capture (tap.h): interface index + 1, 0 = not captured; the
+	 * VCs captured; packets handed to the writer, and not */
+	uint32_t cap_if, cap_vcs;
+	uint64_t cap_taken, cap_skipped;
 
 	/* receiver side: written by the downstream lcore */
 	struct rte_ring *credits __rte_cache_aligned;

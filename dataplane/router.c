@@ -9,6 +9,7 @@
  */
 #include "router.h"
 #include "routing/routing.h"
+#include "tap.h"
 #include "credit.h"
 #include "worker.h"
 
@@ -115,6 +116,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	dp_credit_return(r, ip, qi / DF_MAX_VC, vc, op, pk->out_vc,
 			 q->last_start, finish, pk->flits);
 	pk->vc = pk->out_vc;
+	dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);
 	if (unlikely(rte_ring_sp_enqueue(op->out->pkts, m) != 0))
 		r->lc->st.enq_fail++;
 	q->head++;

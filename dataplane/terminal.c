@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "tap.h"
 #include "worker.h"
 
 static inline int in_window(const struct dp_run *run, uint64_t t)
@@ -133,7 +134,8 @@ static void write_frame(struct rte_mbuf *m, const struct dp_term *t,
 
 /* Onto the terminal's link toward its router: no earlier than t0 nor the
  * credit it uses; the caller checked the credits. */
-static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0)
+static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0,
+		    uint64_t now)
 {
 	struct dp_port *p = &t->port;
 	struct dp_pkt *pk = dp_pkt(m);
@@ -141,6 +143,7 @@ static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0)
 
 	p->credits[0] -= pk->flits;
 	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len);
+	dp_cap_tap(t->lc, p->out, m, 0, 0, now);
 	if (unlikely(rte_ring_sp_enqueue(p->out->pkts, m) != 0))
 		t->lc->st.enq_fail++;
 	t->lc->st.injected++;
@@ -187,7 +190,7 @@ static int inject_one(struct dp_term *t, uint64_t now)
 		lc->st.inj_measured++;
 		t->inj_measured++;
 	}
-	send_in(t, m, tgen);
+	send_in(t, m, tgen, now);
 	return 1;
 }
 
@@ -394,7 +397,7 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 		t->inj_measured++;
 	}
 	lc->st.generated++;
-	send_in(t, m, now);
+	send_in(t, m, now, now);
 	return 1;
 }
 

@@ -7,6 +7,7 @@
  * dfemu can share a small machine's cores with its traffic peers.
  */
 #include <sys/prctl.h>
+#include <string.h>
 #include <time.h>
 
 #include <rte_cycles.h>
@@ -72,4 +73,41 @@ int dp_worker_main(void *arg)
 			idle(lc, now);
 	}
 	return 0;
+}
+
+/* Counters of n workers summed (the histograms are not). */
+void dp_stats_sum(struct dp_stats *s, struct dp_lcore *const *lc, uint32_t n)
+{
+	memset(s, 0, sizeof(*s));
+	for (uint32_t w = 0; w < n; w++) {
+		const struct dp_stats *x = &lc[w]->st;
+		s->generated += x->generated;
+		s->gen_measured += x->gen_measured;
+		s->gen_bytes_window += x->gen_bytes_window;
+		s->injected += x->injected;
+		s->inj_measured += x->inj_measured;
+		s->delivered += x->delivered;
+		s->del_measured += x->del_measured;
+		s->rx_bytes_window += x->rx_bytes_window;
+		for (int d = 0; d < DP_DROP_N; d++)
+			s->drops[d] += x->drops[d];
+		s->drops_measured += x->drops_measured;
+		s->not_injected += x->not_injected;
+		s->minimal += x->minimal;
+		s->nonminimal += x->nonminimal;
+		for (int h = 0; h < DP_MAX_HOPS; h++) {
+			s->hops[h] += x->hops[h];
+			s->escapes[h] += x->escapes[h];
+		}
+		s->corrupt += x->corrupt;
+		s->enq_fail += x->enq_fail;
+		s->credits_out += x->credits_out;
+		s->credits_in += x->credits_in;
+		if (x->last_rx > s->last_rx)
+			s->last_rx = x->last_rx;
+		s->port_rx += x->port_rx;
+		s->port_tx += x->port_tx;
+		s->arp_replies += x->arp_replies;
+		s->port_stalls += x->port_stalls;
+	}
 }

@@ -53,6 +53,9 @@ struct dp_run {
 	const uint32_t *ips;	  /* [terminal]: its IPv4, network order */
 	struct dp_addr_table mac_tab, ip_tab; /* the same, looked up */
 	uint32_t max_frame; /* bytes a terminal input buffer can hold */
+	/* capture (tap.h): the records' pool, bytes kept per frame */
+	struct rte_mempool *cap_pool;
+	uint32_t cap_snaplen;
 	/* idle backoff */
 	int idle_backoff;
 	uint64_t idle_sleep_tsc, idle_margin_tsc;
@@ -108,6 +111,7 @@ struct dp_lcore {
 	int gen_on;	   /* run->gen_on as read at sweep start */
 	volatile int gen_off_done; /* a whole sweep ran with gen_on == 0 */
 	unsigned lcore_id;
+	struct rte_ring *cap_ring; /* capture records for the main lcore */
 } __rte_cache_aligned;
 
 static inline uint64_t dp_rand(struct dp_lcore *lc)
@@ -130,6 +134,10 @@ static inline uint32_t dp_rand_below(struct dp_lcore *lc, uint32_t n)
 unsigned dp_term_step(struct dp_term *t, uint64_t now);
 /* Discard what waits in the source queue (generation has ended). */
 void dp_term_flush(struct dp_term *t);
+
+/* Counters of n workers summed, read without locks (the histograms are
+ * not summed). */
+void dp_stats_sum(struct dp_stats *s, struct dp_lcore *const *lc, uint32_t n);
 
 /* rte_eal_remote_launch entry: arg is a struct dp_lcore. */
 int dp_worker_main(void *arg);

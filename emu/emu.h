@@ -96,6 +96,15 @@ struct df_report {
 	uint64_t *router_min, *router_nonmin; /* [nrouters], malloc'd */
 	/* fairness ([OC] Fig. 9): measured packets injected per router */
 	uint64_t *router_injected;
+	/* capture ([capture]): interfaces, records written, handed over,
+	 * skipped (ring full or no record free), file bytes, write errno */
+	int cap_on;
+	uint32_t cap_ifaces;
+	uint64_t cap_written, cap_taken, cap_skipped, cap_bytes;
+	uint64_t cap_over_limit; /* handed over after the file reached limit_mb
+				  */
+	int cap_error;
+	char cap_file[256];
 	struct df_output_report *outputs; /* CR: network outputs, malloc'd */
 	uint32_t noutputs;
 };
@@ -103,6 +112,7 @@ struct df_report {
 struct df_emu_opts {
 	int quiet;     /* no live status line */
 	FILE *status;  /* where the live status goes (stderr) */
+	FILE *csv;     /* --stats-csv: the same, one row a second, or NULL */
 	double tsc_hz; /* calibrated TSC rate */
 	/* signals received (SIGINT/SIGTERM), counted by the caller's
 	 * handler: 1 ends the measurement now and drains; 2 stops at once */
@@ -127,6 +137,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 /* TSC rate measured against CLOCK_MONOTONIC_RAW (DPDK-NOTES.md §0: DPDK's
  * own value is rounded to 10 MHz, 0.19 % off on our VMs). */
 double df_tsc_calibrate(uint32_t ms);
+
+/* EAL's --file-prefix (the last part of its runtime directory). */
+const char *df_eal_file_prefix(void);
 
 /* rte_eal_cleanup() and removal of EAL's runtime directory. */
 void df_eal_cleanup(void);

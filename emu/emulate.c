@@ -24,6 +24,8 @@
 #include <rte_ring_elem.h>
 
 #include "emu.h"
+#include "emu_capture.h"
+#include "telemetry.h"
 #include "terminals.h"
 #include "routing.h"
 #include "worker.h"
@@ -41,6 +43,7 @@ struct emu {
 	uint32_t *perm;
 	uint8_t (*macs)[6];
 	uint32_t *ips;
+	struct df_capture *cap; /* NULL: no [capture] */
 	char *err;
 	size_t errlen;
 };
@@ -181,6 +184,35 @@ static int build_links(struct emu *e)
 oom:
 	snprintf(e->err, e->errlen, "out of memory for links");
 	return -1;
+}
+
+/* [capture]: each link described as control/ names it; the taps. */
+static int build_capture(struct emu *e)
+{
+	const struct df_topo *t = &e->pl->topo;
+	uint32_t rp = t->nrouters * t->nports;
+	struct df_cap_link *d = calloc(e->nlinks, sizeof(*d));
+	int rc;
+
+	if (d == NULL) {
+		snprintf(e->err, e->errlen, "out of memory for capture");
+		return -1;
+	}
+	for (uint32_t i = 0; i < e->nlinks; i++) {
+		const struct dp_link *l = &e->links[i];
+		d[i].cls = l->cls;
+		d[i].from = l->from;
+		d[i].from_port = l->from_port;
+		d[i].to = l->to;
+		d[i].to_port = l->to_port;
+		/* build_links: terminal -> router links follow the routers' */
+		d[i].term_from = i >= rp && i < rp + t->nterms;
+	}
+	rc = df_capture_start(&e->cap, &e->pl->cfg, e->links, d, e->nlinks,
+			      e->lc, e->pl->nworkers, &e->run, e->hz, e->err,
+			      e->errlen);
+	free(d);
+	return rc;
 }
 
 static int build_nodes(struct emu *e)
@@ -530,38 +562,7 @@ static void init_run(struct emu *e)
 
 static void sum_stats(const struct emu *e, struct dp_stats *s)
 {
-	memset(s, 0, sizeof(*s));
-	for (uint32_t w = 0; w < e->pl->nworkers; w++) {
-		const struct dp_stats *x = &e->lc[w]->st;
-		s->generated += x->generated;
-		s->gen_measured += x->gen_measured;
-		s->gen_bytes_window += x->gen_bytes_window;
-		s->injected += x->injected;
-		s->inj_measured += x->inj_measured;
-		s->delivered += x->delivered;
-		s->del_measured += x->del_measured;
-		s->rx_bytes_window += x->rx_bytes_window;
-		for (int d = 0; d < DP_DROP_N; d++)
-			s->drops[d] += x->drops[d];
-		s->drops_measured += x->drops_measured;
-		s->not_injected += x->not_injected;
-		s->minimal += x->minimal;
-		s->nonminimal += x->nonminimal;
-		for (int h = 0; h < DP_MAX_HOPS; h++) {
-			s->hops[h] += x->hops[h];
-			s->escapes[h] += x->escapes[h];
-		}
-		s->corrupt += x->corrupt;
-		s->enq_fail += x->enq_fail;
-		s->credits_out += x->credits_out;
-		s->credits_in += x->credits_in;
-		if (x->last_rx > s->last_rx)
-			s->last_rx = x->last_rx;
-		s->port_rx += x->port_rx;
-		s->port_tx += x->port_tx;
-		s->arp_replies += x->arp_replies;
-		s->port_stalls += x->port_stalls;
-	}
+	dp_stats_sum(s, e->lc, e->pl->nworkers);
 }
 
 static void sleep_ms(unsigned ms)
@@ -571,8 +572,26 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* One line a second: progress, and the load offered and accepted over the
- * last interval (fractions of terminal bandwidth). */
+/* p99 of the measured packets' latency and of every release's lateness
+ * so far (ns), read without locks from the workers' histograms. */
+static void live_p99(const struct emu *e, uint64_t *lat, uint64_t *late)
+{
+	static struct dp_hist hl, hx; /* main lcore only */
+
+	memset(&hl, 0, sizeof(hl));
+	memset(&hx, 0, sizeof(hx));
+	for (uint32_t w = 0; w < e->pl->nworkers; w++) {
+		dp_hist_merge(&hl, &e->lc[w]->st.latency[0]);
+		dp_hist_merge(&hl, &e->lc[w]->st.latency[1]);
+		dp_hist_merge(&hx, &e->lc[w]->st.lateness);
+	}
+	*lat = (uint64_t)(dp_hist_quantile(&hl, 0.99) * 1e9 / e->hz);
+	*late = (uint64_t)(dp_hist_quantile(&hx, 0.99) * 1e9 / e->hz);
+}
+
+/* One line a second: progress, the load offered and accepted over the
+ * last interval (fractions of terminal bandwidth), packets in flight,
+ * latency and lateness p99 so far, drops; the same as a CSV row. */
 static void status_line(const struct emu *e, const struct df_emu_opts *o,
 			uint64_t t0, uint64_t now, const char *phase,
 			const struct dp_stats *s, struct dp_stats *prev,
@@ -584,22 +603,40 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 	double dt = (double)(now - *prev_t) / e->hz;
 	double cap = c->link[DF_LINK_TERMINAL].bandwidth_gbps * 1e9 / 8 *
 		     e->pl->topo.nterms * dt / c->packet_bytes;
+	double off = cap > 0 ? (s->generated - prev->generated) / cap : 0.0;
+	double acc = cap > 0 ? (s->delivered - prev->delivered) / cap : 0.0;
+	uint64_t drops = 0, lat, late;
 	int bar = (int)(20 * (el < total ? el / total : 1.0));
 	char b[21];
 
+	for (int d = 0; d < DP_DROP_N; d++)
+		drops += s->drops[d];
+	live_p99(e, &lat, &late);
 	for (int i = 0; i < 20; i++)
 		b[i] = i < bar ? '#' : '.';
 	b[20] = '\0';
-	fprintf(o->status,
-		"[%6.2f/%.2f s] [%s] %-7s offered %.3f accepted %.3f "
-		"in-flight %llu delivered %llu dropped %llu\n",
-		el, total, b, phase,
-		cap > 0 ? (s->generated - prev->generated) / cap : 0.0,
-		cap > 0 ? (s->delivered - prev->delivered) / cap : 0.0,
-		(unsigned long long)(s->injected - s->delivered),
-		(unsigned long long)s->delivered,
-		(unsigned long long)(s->drops[0] + s->drops[1]));
-	fflush(o->status);
+	if (!o->quiet) {
+		fprintf(o->status,
+			"[%6.2f/%.2f s] [%s] %-7s offered %.3f accepted %.3f "
+			"in-flight %llu p99 %.1f us late-p99 %.1f us "
+			"dropped %llu\n",
+			el, total, b, phase, off, acc,
+			(unsigned long long)(s->injected - s->delivered),
+			lat / 1e3, late / 1e3, (unsigned long long)drops);
+		fflush(o->status);
+	}
+	if (o->csv) {
+		fprintf(o->csv,
+			"%.3f,%s,%.4f,%.4f,%llu,%llu,%llu,%llu,%llu,%llu\n", el,
+			phase, off, acc,
+			(unsigned long long)(s->injected - s->delivered),
+			(unsigned long long)s->delivered,
+			(unsigned long long)drops, (unsigned long long)lat,
+			(unsigned long long)late,
+			(unsigned long long)(s->generated - s->injected -
+					     drops));
+		fflush(o->csv);
+	}
 	*prev = *s;
 	*prev_t = now;
 }
@@ -720,7 +757,15 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	struct dp_run *run = &e->run;
 	uint64_t t0 = rte_rdtsc(), last_status = t0;
 	uint64_t deadline;
-	const char *phase = "warmup";
+	const char *volatile phase = "warmup";
+	struct df_tel_view tv = {.pl = e->pl,
+				 .lc = e->lc,
+				 .routers = e->routers,
+				 .terms = e->terms,
+				 .links = e->links,
+				 .nlinks = e->nlinks,
+				 .hz = e->hz,
+				 .t0 = t0};
 	struct dp_stats s, prev = {0};
 	int batch = c->mode != DF_MODE_STEADY;
 	size_t nvq =
@@ -764,12 +809,15 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	rte_smp_wmb();
 	for (uint32_t w = 0; w < e->pl->nworkers; w++)
 		rte_eal_remote_launch(dp_worker_main, e->lc[w], e->lcore_id[w]);
+	tv.phase = &phase;
+	df_telemetry_attach(&tv);
 	rep->drained = 0;
 	for (;;) {
 		uint64_t now;
 		int done;
 
 		sleep_ms(1);
+		df_capture_drain(e->cap);
 		now = rte_rdtsc();
 		sum_stats(e, &s);
 		if (now >= run->m0 && now < run->m1)
@@ -811,7 +859,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			phase = "stuck";
 			break;
 		}
-		if (!o->quiet && now - last_status >= (uint64_t)e->hz) {
+		if ((!o->quiet || o->csv) &&
+		    now - last_status >= (uint64_t)e->hz) {
 			status_line(e, o, t0, now, phase, &s, &prev,
 				    &last_status);
 		}
@@ -819,10 +868,11 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	run->gen_on = 0;
 	run->quit = 1;
 	rte_eal_mp_wait_lcore();
+	df_telemetry_attach(NULL);
 	free(w.head);
 	free(w.since);
 	rep->wall_s = (double)(rte_rdtsc() - t0) / e->hz;
-	if (!o->quiet) {
+	if (!o->quiet || o->csv) {
 		sum_stats(e, &s);
 		status_line(e, o, t0, rte_rdtsc(), phase, &s, &prev,
 			    &last_status);
@@ -1108,6 +1158,7 @@ static void teardown(struct emu *e)
 		rte_free(te->srcq);
 		rte_free(te);
 	}
+	df_capture_free(e->cap, e->lc, pl->nworkers);
 	for (uint32_t w = 0; e->lc && w < pl->nworkers; w++) {
 		struct dp_lcore *lc = e->lc[w];
 		if (lc == NULL)
@@ -1150,11 +1201,12 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 		snprintf(err, errlen, "out of memory for the traffic tables");
 		goto out;
 	}
-	if (build_ports(&e))
+	if (build_ports(&e) || build_capture(&e))
 		goto out;
 	assign(&e);
 	e.run.routers = e.routers;
 	run_phases(&e, opt, rep);
+	df_capture_finish(e.cap, rep);
 	fill_report(&e, rep);
 	rc = 0;
 out:

@@ -15,8 +15,10 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_pdump.h>
 
 #include "emu.h"
+#include "telemetry.h"
 #include "terminals.h"
 
 #define MAX_SETS     128
@@ -26,8 +28,11 @@ struct app_args {
 	const char *config;
 	const char *sets[MAX_SETS];
 	int nsets;
+	char *owned[MAX_SETS]; /* sets built from --capture, -w */
+	int nowned;
 	const char *json;
-	int quiet, check, print_addresses, help;
+	const char *stats_csv;
+	int quiet, check, print_addresses, help, pdump;
 	char **eal;
 	int neal;
 };
@@ -54,6 +59,19 @@ static void usage(FILE *f, const char *prog)
 		"  -j, --json FILE       also write the report as JSON "
 		"(- for stdout)\n"
 		"  -q, --quiet           no live status line\n"
+		"  -C, --capture LINKS   write packets on these links to a "
+		"pcapng file: all,\n"
+		"                        local, global, terminal, gG, rR, "
+		"rR.pP, tN (comma list);\n"
+		"                        same as --set capture.links=LINKS\n"
+		"  -w, --capture-file F  the pcapng file (--set "
+		"capture.file=F)\n"
+		"      --stats-csv FILE  one CSV row per second: load, "
+		"latency, lateness, drops\n"
+		"      --pdump           let dpdk-dumpcap capture terminal "
+		"ports (rte_pdump;\n"
+		"                        needs hugepages: EAL runs without "
+		"--in-memory)\n"
 		"  -k, --check           build and check wiring, routing "
 		"tables, VC plan and\n"
 		"                        placement, print a summary, do not "
@@ -87,6 +105,10 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 		{"set", required_argument, NULL, 's'},
 		{"json", required_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"capture", required_argument, NULL, 'C'},
+		{"capture-file", required_argument, NULL, 'w'},
+		{"stats-csv", required_argument, NULL, 'S'},
+		{"pdump", no_argument, NULL, 'P'},
 		{"check", no_argument, NULL, 'k'},
 		{"print-addresses", no_argument, NULL, 'a'},
 		{"help", no_argument, NULL, 'h'},
@@ -95,7 +117,8 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:s:j:qkah", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:s:j:qkahC:w:", opts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'c':
 			a->config = optarg;
@@ -109,6 +132,27 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 				return -1;
 			}
 			a->sets[a->nsets++] = optarg;
+			break;
+		case 'C':
+		case 'w':
+			if (a->nsets == MAX_SETS) {
+				fprintf(stderr,
+					"dfemu: too many --set (max %d)\n",
+					MAX_SETS);
+				return -1;
+			}
+			if (asprintf(&a->owned[a->nowned], "%s=%s",
+				     c == 'C' ? "capture.links"
+					      : "capture.file",
+				     optarg) < 0)
+				return -1;
+			a->sets[a->nsets++] = a->owned[a->nowned++];
+			break;
+		case 'S':
+			a->stats_csv = optarg;
+			break;
+		case 'P':
+			a->pdump = 1;
 			break;
 		case 'j':
 			a->json = optarg;
@@ -178,7 +222,21 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 	ADD("--no-pci");
 	ADD("--log-level=warning");
 	ADD("--file-prefix=dfemu-%d", (int)getpid());
-	if (df_hugepages_free() >= need) {
+	if (a->pdump) {
+		/* dpdk-dumpcap is a secondary process: shared config and
+		 * hugepage files it can map (DPDK-NOTES.md §6) */
+		if (df_hugepages_free() < need) {
+			fprintf(stderr,
+				"dfemu: --pdump needs %llu MB of free "
+				"hugepages in a mounted hugetlbfs (have %llu "
+				"MB): dpdk-dumpcap attaches as a secondary "
+				"process (tools/setup.sh reserves them)\n",
+				(unsigned long long)(need >> 20),
+				(unsigned long long)(df_hugepages_free() >>
+						     20));
+			return -2;
+		}
+	} else if (df_hugepages_free() >= need) {
 		ADD("--in-memory");
 	} else {
 		/* DPDK-NOTES.md §2: --no-huge defaults to 64 MB, and
@@ -300,9 +358,17 @@ static void on_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+static struct app_args app; /* global: atexit frees what it owns */
+
+static void free_owned(void)
+{
+	for (int i = 0; i < app.nowned; i++)
+		free(app.owned[i]);
+	app.nowned = 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct app_args a = {0};
 	struct df_config cfg;
 	struct df_plan pl;
 	struct df_report rep = {0};
@@ -312,6 +378,8 @@ int main(int argc, char **argv)
 	int split = -1, dpdk_style = 0, rc, app_argc, nworkers;
 	char **app_argv;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	atexit(free_owned);
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--eal")) {
@@ -338,19 +406,20 @@ int main(int argc, char **argv)
 	else
 		for (int i = 1; i < split; i++)
 			app_argv[app_argc++] = argv[i];
-	rc = parse_app(app_argc, app_argv, &a);
+	rc = parse_app(app_argc, app_argv, &app);
 	free(app_argv); /* the options point into argv itself */
 	if (rc)
 		return 2;
-	if (a.help)
+	if (app.help)
 		return 0;
 
 	df_config_defaults(&cfg);
-	if (df_config_load(&cfg, a.config, a.sets, a.nsets, err, sizeof(err))) {
+	if (df_config_load(&cfg, app.config, app.sets, app.nsets, err,
+			   sizeof(err))) {
 		fprintf(stderr, "dfemu: %s\n", err);
 		return 2;
 	}
-	if (a.print_addresses) {
+	if (app.print_addresses) {
 		print_addresses(&cfg, stdout);
 		return 0;
 	}
@@ -361,7 +430,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dfemu: %s\n", err);
 		return 2;
 	}
-	if (a.check) {
+	if (app.check) {
 		df_plan_summary(&pl, stdout);
 		df_plan_free(&pl);
 		return 0;
@@ -369,32 +438,35 @@ int main(int argc, char **argv)
 	if (split >= 0) {
 		int from = dpdk_style ? 1 : split + 1;
 		int to = dpdk_style ? split : argc;
-		a.neal = 0;
-		eal_argv[a.neal++] = argv[0];
-		for (int i = from; i < to && a.neal < MAX_EAL_ARGS; i++)
-			eal_argv[a.neal++] = argv[i];
-		a.eal = eal_argv;
-	} else if (default_eal(&a, &pl, &argv[0], store, sizeof(store))) {
+		app.neal = 0;
+		eal_argv[app.neal++] = argv[0];
+		for (int i = from; i < to && app.neal < MAX_EAL_ARGS; i++)
+			eal_argv[app.neal++] = argv[i];
+		app.eal = eal_argv;
+	} else if ((rc = default_eal(&app, &pl, &argv[0], store,
+				     sizeof(store))) != 0) {
+		if (rc == -1)
+			fprintf(stderr, "dfemu: out of memory\n");
+		df_plan_free(&pl);
+		return 3;
+	}
+	if (add_vdevs(&app, &cfg, pl.topo.nterms)) {
 		fprintf(stderr, "dfemu: out of memory\n");
 		return 3;
 	}
-	if (add_vdevs(&a, &cfg, pl.topo.nterms)) {
-		fprintf(stderr, "dfemu: out of memory\n");
-		return 3;
-	}
-	if (!a.quiet) {
+	if (!app.quiet) {
 		print_bound(&cfg, stderr);
 		fprintf(stderr, "dfemu: EAL");
-		for (int i = 1; i < a.neal; i++)
-			fprintf(stderr, " %s", a.eal[i]);
+		for (int i = 1; i < app.neal; i++)
+			fprintf(stderr, " %s", app.eal[i]);
 		fprintf(stderr, "\n");
 	}
-	rc = rte_eal_init(a.neal, a.eal);
+	rc = rte_eal_init(app.neal, app.eal);
 	if (rc < 0) {
 		fprintf(stderr, "dfemu: EAL init failed: %s (EAL arguments:",
 			rte_strerror(rte_errno));
-		for (int i = 1; i < a.neal; i++)
-			fprintf(stderr, " %s", a.eal[i]);
+		for (int i = 1; i < app.neal; i++)
+			fprintf(stderr, " %s", app.eal[i]);
 		fprintf(stderr, ")\n");
 		df_plan_free(&pl);
 		return 3;
@@ -406,6 +478,21 @@ int main(int argc, char **argv)
 		df_eal_cleanup();
 		return 3;
 	}
+	if (app.pdump) {
+		rc = rte_pdump_init();
+		if (rc)
+			fprintf(stderr,
+				"dfemu: warning: rte_pdump_init failed (%s): "
+				"dpdk-dumpcap cannot attach (it needs EAL on "
+				"hugepages without --in-memory/--no-shconf)\n",
+				rte_strerror(rte_errno));
+		else if (!app.quiet)
+			fprintf(stderr,
+				"dfemu: dpdk-dumpcap --file-prefix=%s -i "
+				"<port> -w FILE captures a terminal port "
+				"(-D lists them)\n",
+				df_eal_file_prefix());
+	}
 	if (split >= 0 && cfg.workers == 0) {
 		/* re-place on the worker lcores EAL actually has */
 		df_plan_free(&pl);
@@ -416,10 +503,29 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	eo.quiet = a.quiet;
+	rc = df_telemetry_register();
+	if (rc)
+		fprintf(stderr,
+			"dfemu: warning: /dfemu/ telemetry commands not "
+			"registered (%s); the run goes on without them\n",
+			strerror(-rc));
+	eo.quiet = app.quiet;
 	eo.status = stderr;
 	eo.tsc_hz = df_tsc_calibrate(cfg.tsc_calibrate_ms);
 	eo.stop = &stop_signals;
+	if (app.stats_csv) {
+		eo.csv = fopen(app.stats_csv, "w");
+		if (eo.csv == NULL) {
+			fprintf(stderr, "dfemu: --stats-csv %s: %s\n",
+				app.stats_csv, strerror(errno));
+			df_plan_free(&pl);
+			df_eal_cleanup();
+			return 2;
+		}
+		fprintf(eo.csv, "elapsed_s,phase,offered,accepted,in_flight,"
+				"delivered,dropped,latency_p99_ns,"
+				"lateness_p99_ns,source_queued\n");
+	}
 	on_signals();
 	if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
 		fprintf(stderr, "dfemu: %s\n", err);
@@ -432,12 +538,16 @@ int main(int argc, char **argv)
 				     !rep.enq_fail
 			     ? 0
 			     : 1;
-		if (a.json &&
-		    df_report_json(&pl, &rep, a.json, err, sizeof(err))) {
+		if (app.json &&
+		    df_report_json(&pl, &rep, app.json, err, sizeof(err))) {
 			fprintf(stderr, "dfemu: %s\n", err);
 			rc = 3;
 		}
 	}
+	if (eo.csv)
+		fclose(eo.csv);
+	if (app.pdump)
+		rte_pdump_uninit();
 	df_report_free(&rep);
 	df_plan_free(&pl);
 	df_eal_cleanup();

@@ -241,6 +241,16 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		r->exactly_once && !r->corrupt ? "yes" : "NO");
 	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
 		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
+	if (r->cap_on)
+		fprintf(f,
+			"  %-22s %s: %llu packets on %u links (%.1f MB), %llu "
+			"skipped (capture ring full), %llu over limit_mb%s%s\n",
+			"capture", r->cap_file,
+			(unsigned long long)r->cap_written, r->cap_ifaces,
+			r->cap_bytes / 1e6, (unsigned long long)r->cap_skipped,
+			(unsigned long long)r->cap_over_limit,
+			r->cap_error ? "; WRITE FAILED: " : "",
+			r->cap_error ? strerror(r->cap_error) : "");
 	if (r->interrupted)
 		fprintf(f, "  INTERRUPTED: %s\n",
 			r->interrupted == 1
@@ -467,6 +477,20 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->port_stalls,
 		r->stall_max ? (int)r->stall_term : -1);
 	fprintf(f, "  \"interrupted\": %d,\n", r->interrupted);
+	fprintf(f, "  \"capture\": {\"on\": %s, \"file\": ",
+		r->cap_on ? "true" : "false");
+	df_json_str(f, r->cap_file);
+	fprintf(f,
+		", \"interfaces\": %u, \"written\": %llu, \"handed\": "
+		"%llu, \"skipped\": %llu, \"over_limit\": %llu, "
+		"\"bytes\": %llu, \"error\": ",
+		r->cap_ifaces, (unsigned long long)r->cap_written,
+		(unsigned long long)r->cap_taken,
+		(unsigned long long)r->cap_skipped,
+		(unsigned long long)r->cap_over_limit,
+		(unsigned long long)r->cap_bytes);
+	df_json_str(f, r->cap_error ? strerror(r->cap_error) : "");
+	fprintf(f, "},\n");
 	fprintf(f, "  \"stuck\": ");
 	df_json_str(f, r->stuck);
 	fprintf(f, ",\n");

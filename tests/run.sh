@@ -55,6 +55,7 @@ run ports "tests/test_ports.sh" "$REL/emu/dfemu"
 run ports-san "tests/test_ports.sh" "$SAN/emu/dfemu"
 run testpmd "tests/test_testpmd.sh" "$REL/emu/dfemu"
 run pktgen-scripts "tests/test_pktgen.sh" "$REL/emu/dfemu"
+run capture "tests/test_capture.sh" "$REL/emu/dfemu"
 
 echo "logs in $LOG"
 echo "$passed passed, $failed failed"

@@ -16,7 +16,8 @@ SOCK=/run/dfemu/tpmd-$$
 PIDS=""
 cleanup() {
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$TMP" "$SOCK"
+	# testpmd leaves its EAL runtime directory behind
+	rm -rf "$TMP" "$SOCK" /var/run/dpdk/tpA$$ /var/run/dpdk/tpB$$
 }
 trap cleanup EXIT
 [ -n "${KEEP:-}" ] && trap - EXIT # KEEP=1: leave logs and captures

@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_telemetry.h>
+
+#include "telemetry.h"
+
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct df_tel_view tel; /* tel.pl == NULL: no run */
+
+void df_telemetry_attach(const struct df_tel_view *v)
+{
+	pthread_mutex_lock(&tel_lock);
+	if (v)
+		tel = *v;
+	else
+		memset(&tel, 0, sizeof(tel));
+	pthread_mutex_unlock(&tel_lock);
+}
+
+/* Fractions as text: 22.11's telemetry has no floating-point values. */
+static void add_frac(struct rte_tel_data *d, const char *name, double v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%.4f", v);
+	rte_tel_data_add_dict_string(d, name, s);
+}
+
+static double elapsed_s(void)
+{
+	return (double)(rte_rdtsc() - tel.t0) / tel.hz;
+}
+
+static void sum_stats(struct dp_stats *s)
+{
+	dp_stats_sum(s, tel.lc, tel.pl->nworkers);
+}
+
+typedef int (*tel_fn)(const char *params, struct rte_tel_data *d);
+
+/* Runs fn under the lock, or answers that no run is going on. */
+static int serve(tel_fn fn, const char *params, struct rte_tel_data *d)
+{
+	int rc;
+
+	pthread_mutex_lock(&tel_lock);
+	if (tel.pl == NULL) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "state", "no run");
+		rc = 0;
+	} else {
+		rc = fn(params, d);
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+static int info(const char *params, struct rte_tel_data *d)
+{
+	const struct df_config *c = &tel.pl->cfg;
+	const struct df_topo *t = &tel.pl->topo;
+
+	(void)params;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "config", c->path);
+	rte_tel_data_add_dict_int(d, "p", (int)t->p);
+	rte_tel_data_add_dict_int(d, "a", (int)t->a);
+	rte_tel_data_add_dict_int(d, "h", (int)t->h);
+	rte_tel_data_add_dict_int(d, "g", (int)t->g);
+	rte_tel_data_add_dict_int(d, "routers", (int)t->nrouters);
+	rte_tel_data_add_dict_int(d, "terminals", (int)t->nterms);
+	rte_tel_data_add_dict_string(d, "algorithm",
+				     df_algorithm_name(c->algorithm));
+	rte_tel_data_add_dict_string(d, "pattern", df_pattern_name(c->pattern));
+	add_frac(d, "load", c->load);
+	rte_tel_data_add_dict_int(d, "workers", (int)tel.pl->nworkers);
+	rte_tel_data_add_dict_string(d, "phase", *tel.phase);
+	add_frac(d, "elapsed_s", elapsed_s());
+	add_frac(d, "total_s", (c->warmup_ms + c->measure_ms) / 1e3);
+	return 0;
+}
+
+static int queued(const struct dp_router *r)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < r->nports; k++)
+		for (uint32_t v = 0; v < r->port[k].nvc; v++)
+			n += dp_vcq_count(&r->port[k].q[v]);
+	return (int)n;
+}
+
+static int router_detail(uint32_t id, struct rte_tel_data *d)
+{
+	const struct dp_router *r = tel.routers[id];
+	const struct df_topo *t = &tel.pl->topo;
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "router", (int)id);
+	rte_tel_data_add_dict_int(d, "group", (int)r->group);
+	rte_tel_data_add_dict_u64(d, "forwarded", r->forwarded);
+	rte_tel_data_add_dict_u64(d, "decisions_min", r->decisions_min);
+	rte_tel_data_add_dict_u64(d, "decisions_nonmin", r->decisions_nonmin);
+	for (uint32_t k = 0; k < r->nports; k++) {
+		const struct dp_port *p = &r->port[k];
+		const struct df_port_info *pi = &t->ports[id * t->nports + k];
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+		struct rte_tel_data *q = rte_tel_data_alloc();
+		struct rte_tel_data *cr = rte_tel_data_alloc();
+		char name[16];
+
+		if (!pd || !q || !cr) {
+			rte_tel_data_free(pd);
+			rte_tel_data_free(q);
+			rte_tel_data_free(cr);
+			return -1;
+		}
+		rte_tel_data_start_dict(pd);
+		rte_tel_data_add_dict_string(pd, "class",
+					     df_link_class_name(p->cls));
+		if (p->cls == DF_LINK_TERMINAL)
+			rte_tel_data_add_dict_int(pd, "terminal",
+						  (int)(id * t->p + k));
+		else if (pi->peer != DF_NO_PEER)
+			rte_tel_data_add_dict_int(pd, "peer", (int)pi->peer);
+		rte_tel_data_add_dict_u64(pd, "tx_pkts",
+					  p->out ? p->out->tx_pkts : 0);
+		rte_tel_data_start_array(q, RTE_TEL_INT_VAL);
+		rte_tel_data_start_array(cr, RTE_TEL_INT_VAL);
+		for (uint32_t v = 0; v < p->nvc; v++) {
+			rte_tel_data_add_array_int(q,
+						   (int)dp_vcq_count(&p->q[v]));
+			rte_tel_data_add_array_int(cr, (int)p->credits[v]);
+		}
+		rte_tel_data_add_dict_container(pd, "queued_per_vc", q, 0);
+		rte_tel_data_add_dict_container(pd, "credits_per_vc", cr, 0);
+		snprintf(name, sizeof(name), "p%u", k);
+		rte_tel_data_add_dict_container(d, name, pd, 0);
+	}
+	return 0;
+}
+
+static int parse_id(const char *params, uint32_t n, uint32_t *id)
+{
+	char *end;
+	unsigned long v;
+
+	if (params == NULL || *params == '\0')
+		return 1; /* none given */
+	v = strtoul(params, &end, 10);
+	if (*end != '\0' || v >= n)
+		return -1;
+	*id = (uint32_t)v;
+	return 0;
+}
+
+static int routers(const char *params, struct rte_tel_data *d)
+{
+	const struct df_topo *t = &tel.pl->topo;
+	struct rte_tel_data *fw, *qd;
+	uint32_t id;
+	int rc = parse_id(params, t->nrouters, &id);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return router_detail(id, d);
+	fw = rte_tel_data_alloc();
+	qd = rte_tel_data_alloc();
+	if (!fw || !qd) {
+		rte_tel_data_free(fw);
+		rte_tel_data_free(qd);
+		return -1;
+	}
+	rte_tel_data_start_array(fw, RTE_TEL_U64_VAL);
+	rte_tel_data_start_array(qd, RTE_TEL_INT_VAL);
+	for (uint32_t r = 0; r < t->nrouters; r++) {
+		rte_tel_data_add_array_u64(fw, tel.routers[r]->forwarded);
+		rte_tel_data_add_array_int(qd, queued(tel.routers[r]));
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "routers", (int)t->nrouters);
+	rte_tel_data_add_dict_container(d, "forwarded", fw, 0);
+	rte_tel_data_add_dict_container(d, "queued", qd, 0);
+	rte_tel_data_add_dict_string(d, "detail", "/dfemu/routers,<id>");
+	return 0;
+}
+
+/* Utilisation of a link since the start: bytes x 8 / (bandwidth x time). */
+static double util(const struct dp_link *l, double secs)
+{
+	double bw = tel.pl->cfg.link[l->cls].bandwidth_gbps * 1e9;
+
+	return bw > 0 && secs > 0 ? l->tx_bytes * 8.0 / (bw * secs) : 0;
+}
+
+static int links(const char *params, struct rte_tel_data *d)
+{
+	double secs = elapsed_s();
+	uint32_t id;
+	int rc = parse_id(params, tel.pl->topo.nrouters, &id);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return router_detail(id, d);
+	rte_tel_data_start_dict(d);
+	for (int c = 0; c < DF_LINK_NCLASS; c++) {
+		struct rte_tel_data *cd = rte_tel_data_alloc();
+		uint64_t pkts = 0, n = 0;
+		double sum = 0, max = 0;
+		char where[64] = "";
+
+		if (cd == NULL)
+			return -1;
+		for (uint32_t i = 0; i < tel.nlinks; i++) {
+			const struct dp_link *l = &tel.links[i];
+			double u;
+			if (l->pkts == NULL || l->cls != c)
+				continue;
+			u = util(l, secs);
+			n++;
+			pkts += l->tx_pkts;
+			sum += u;
+			if (u > max) {
+				max = u;
+				snprintf(where, sizeof(where), "%u.%u->%u.%u",
+					 l->from, l->from_port, l->to,
+					 l->to_port);
+			}
+		}
+		rte_tel_data_start_dict(cd);
+		rte_tel_data_add_dict_u64(cd, "links", n);
+		rte_tel_data_add_dict_u64(cd, "tx_pkts", pkts);
+		add_frac(cd, "utilisation_avg", n ? sum / n : 0);
+		add_frac(cd, "utilisation_max", max);
+		rte_tel_data_add_dict_string(cd, "busiest", where);
+		rte_tel_data_add_dict_container(
+			d, df_link_class_name((enum df_link_class)c), cd, 0);
+	}
+	rte_tel_data_add_dict_string(d, "detail",
+				     "/dfemu/links,<router>: its ports, "
+				     "per-VC queues and credits");
+	return 0;
+}
+
+static int terminals(const char *params, struct rte_tel_data *d)
+{
+	const struct df_topo *t = &tel.pl->topo;
+	struct rte_tel_data *rx = rte_tel_data_alloc();
+	struct rte_tel_data *inj = rte_tel_data_alloc();
+	struct dp_stats s;
+
+	(void)params;
+	if (!rx || !inj) {
+		rte_tel_data_free(rx);
+		rte_tel_data_free(inj);
+		return -1;
+	}
+	rte_tel_data_start_array(rx, RTE_TEL_U64_VAL);
+	rte_tel_data_start_array(inj, RTE_TEL_U64_VAL);
+	for (uint32_t i = 0; i < t->nterms && i < RTE_TEL_MAX_ARRAY_ENTRIES;
+	     i++) {
+		rte_tel_data_add_array_u64(rx, tel.terms[i]->rx_pkts);
+		rte_tel_data_add_array_u64(inj,
+					   tel.terms[i]->port.out->tx_pkts);
+	}
+	sum_stats(&s);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "generated", s.generated);
+	rte_tel_data_add_dict_u64(d, "injected", s.injected);
+	rte_tel_data_add_dict_u64(d, "delivered", s.delivered);
+	rte_tel_data_add_dict_u64(d, "in_flight", s.injected - s.delivered);
+	for (int k = 0; k < DP_DROP_N; k++)
+		rte_tel_data_add_dict_u64(d, dp_drop_name[k], s.drops[k]);
+	rte_tel_data_add_dict_u64(d, "port_rx", s.port_rx);
+	rte_tel_data_add_dict_u64(d, "port_tx", s.port_tx);
+	rte_tel_data_add_dict_container(d, "injected_per_terminal", inj, 0);
+	rte_tel_data_add_dict_container(d, "delivered_per_terminal", rx, 0);
+	return 0;
+}
+
+static int routing(const char *params, struct rte_tel_data *d)
+{
+	uint64_t v[8] = {0};
+	static const char *const name[8] = {
+		"decisions_min",  "decisions_nonmin",	 "redecisions",
+		"switches",	  "misroutes_local",	 "misroutes_global",
+		"escape_entries", "delivered_nonminimal"};
+	struct dp_stats s;
+
+	(void)params;
+	for (uint32_t r = 0; r < tel.pl->topo.nrouters; r++) {
+		const struct dp_router *ro = tel.routers[r];
+		v[0] += ro->decisions_min;
+		v[1] += ro->decisions_nonmin;
+		v[2] += ro->redecisions;
+		v[3] += ro->switches;
+		v[4] += ro->mis_local;
+		v[5] += ro->mis_global;
+		v[6] += ro->esc_entries;
+	}
+	sum_stats(&s);
+	v[7] = s.nonminimal;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "algorithm",
+				     df_algorithm_name(tel.pl->cfg.algorithm));
+	for (int i = 0; i < 8; i++)
+		rte_tel_data_add_dict_u64(d, name[i], v[i]);
+	rte_tel_data_add_dict_u64(d, "delivered_minimal", s.minimal);
+	return 0;
+}
+
+/* Quantiles of a merged histogram, in ns; power-of-two buckets. */
+static int hist_dict(struct rte_tel_data *d, const struct dp_hist *h)
+{
+	double ns = 1e9 / tel.hz;
+	struct rte_tel_data *b = rte_tel_data_alloc();
+	uint64_t cum[64] = {0};
+
+	if (b == NULL)
+		return -1;
+	rte_tel_data_add_dict_u64(d, "packets", h->n);
+	rte_tel_data_add_dict_u64(d, "avg_ns",
+				  h->n ? (uint64_t)(h->sum * ns / h->n) : 0);
+	rte_tel_data_add_dict_u64(d, "min_ns", (uint64_t)(h->min * ns));
+	rte_tel_data_add_dict_u64(d, "p50_ns",
+				  (uint64_t)(dp_hist_quantile(h, 0.5) * ns));
+	rte_tel_data_add_dict_u64(d, "p99_ns",
+				  (uint64_t)(dp_hist_quantile(h, 0.99) * ns));
+	rte_tel_data_add_dict_u64(d, "max_ns", (uint64_t)(h->max * ns));
+	/* counts below 2^k ns, k = 0..63, for the non-empty range */
+	for (uint32_t i = 0; i < DP_HIST_BUCKETS; i++) {
+		uint64_t v = (uint64_t)(dp_hist_bucket_value(i) * ns);
+		int k = v ? 64 - __builtin_clzll(v) : 0;
+		if (k < 64)
+			cum[k] += h->b[i];
+	}
+	rte_tel_data_start_dict(b);
+	for (int k = 0; k < 64; k++)
+		if (cum[k]) {
+			char name[32];
+			snprintf(name, sizeof(name), "lt_%llu_ns",
+				 1ULL << (k < 63 ? k : 62));
+			rte_tel_data_add_dict_u64(b, name, cum[k]);
+		}
+	rte_tel_data_add_dict_container(d, "histogram_pow2", b, 0);
+	return 0;
+}
+
+static int latency(const char *params, struct rte_tel_data *d)
+{
+	static struct dp_hist h; /* telemetry thread only */
+
+	(void)params;
+	memset(&h, 0, sizeof(h));
+	for (uint32_t w = 0; w < tel.pl->nworkers; w++) {
+		dp_hist_merge(&h, &tel.lc[w]->st.latency[0]);
+		dp_hist_merge(&h, &tel.lc[w]->st.latency[1]);
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "of",
+				     "measured packets, "
+				     "generation to delivery");
+	return hist_dict(d, &h);
+}
+
+static int lateness(const char *params, struct rte_tel_data *d)
+{
+	static struct dp_hist h;
+
+	(void)params;
+	memset(&h, 0, sizeof(h));
+	for (uint32_t w = 0; w < tel.pl->nworkers; w++)
+		dp_hist_merge(&h, &tel.lc[w]->st.lateness);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "of", "every release: actual - due");
+	rte_tel_data_add_dict_u64(d, "tolerance_ns",
+				  tel.pl->cfg.lateness_tolerance_ns);
+	return hist_dict(d, &h);
+}
+
+#define CMD(fn)                                                  \
+	static int cmd_##fn(const char *cmd, const char *params, \
+			    struct rte_tel_data *d)              \
+	{                                                        \
+		(void)cmd;                                       \
+		return serve(fn, params, d);                     \
+	}
+CMD(info)
+CMD(routers)
+CMD(links)
+CMD(terminals)
+CMD(routing)
+CMD(latency)
+CMD(lateness)
+
+int df_telemetry_register(void)
+{
+	static int done;
+	static const struct {
+		const char *cmd;
+		telemetry_cb fn;
+		const char *help;
+	} cmds[] = {
+		{"/dfemu/info", cmd_info,
+		 "Run: topology, algorithm, load, phase, elapsed time"},
+		{"/dfemu/routers", cmd_routers,
+		 "Packets forwarded and queued per router. Parameter: router "
+		 "id for its ports"},
+		{"/dfemu/links", cmd_links,
+		 "Utilisation per link class. Parameter: router id for its "
+		 "ports' per-VC queues and credits"},
+		{"/dfemu/terminals", cmd_terminals,
+		 "Packet accounting and per-terminal counts"},
+		{"/dfemu/routing", cmd_routing,
+		 "Minimal/non-minimal decisions, misroutes, escape entries"},
+		{"/dfemu/latency", cmd_latency,
+		 "Latency of measured packets: quantiles and histogram"},
+		{"/dfemu/lateness", cmd_lateness,
+		 "How late releases are against emulated time"},
+	};
+	int rc;
+
+	if (done)
+		return 0;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		rc = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn,
+						cmds[i].help);
+		if (rc)
+			return rc;
+	}
+	done = 1;
+	return 0;
+}
