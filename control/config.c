@@ -20,7 +20,7 @@
 #include "capture.h"
 #include "terminals.h"
 
-enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL, K_VCS, K_STR };
+enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL, K_VCS, K_STR, K_ARR };
 
 struct key_def {
 	const char *section;
@@ -32,7 +32,8 @@ struct key_def {
 	const char *help;
 };
 
-static const char *const arr_names[] = {"relative", "absolute", NULL};
+static const char *const arr_names[] = {
+	"relative", "absolute", "circulant", "helix", "nautilus", "file", NULL};
 static const char *const alg_names[] = {
 	"min",	     "val", "ugal-l", "ugal-g",	    "ugal-l-vc", "ugal-l-vch",
 	"ugal-l-cr", "par", "ofar",   "vc-ordered", NULL};
@@ -106,7 +107,7 @@ static const struct key_def keys[] = {
 	 "global links per router"},
 	{"topology", "g", K_U32, OFF(g), 0, 4097, NULL,
 	 "groups, 2..a*h+1 (0 = a*h+1, the maximum)"},
-	{"topology", "arrangement", K_ENUM, OFF(arrangement), 0, 0, arr_names,
+	{"topology", "arrangement", K_ARR, OFF(arrangement), 0, 0, arr_names,
 	 "global-link arrangement ([SP] names)"},
 	LINK_KEYS(DF_LINK_TERMINAL, "terminal"),
 	LINK_KEYS(DF_LINK_LOCAL, "local"),
@@ -318,6 +319,11 @@ static void allowed_of(const struct key_def *k, char *buf, size_t n)
 	case K_STR:
 		snprintf(buf, n, "text of up to %.0f characters", k->max - 1);
 		break;
+	case K_ARR:
+		snprintf(buf, n,
+			 "one of relative | absolute | circulant (h even) | "
+			 "helix | nautilus | file:PATH (a link list)");
+		break;
 	case K_VCS:
 		snprintf(buf, n,
 			 "L/G or L/G+1 (local/global VCs, +1: OFAR's escape "
@@ -388,6 +394,22 @@ static int parse_value(const struct key_def *k, const char *val,
 			return -1;
 		memcpy(dst, val, strlen(val) + 1);
 		return 0;
+	case K_ARR:
+		if (!strncmp(val, "file:", 5)) {
+			if (val[5] == '\0' ||
+			    strlen(val + 5) >= sizeof(cfg->arr_file))
+				return -1;
+			snprintf(cfg->arr_file, sizeof(cfg->arr_file), "%s",
+				 val + 5);
+			*(int *)dst = DF_ARR_FILE;
+			return 0;
+		}
+		for (int i = 0; i < DF_ARR_FILE; i++)
+			if (!strcmp(k->choices[i], val)) {
+				*(int *)dst = i;
+				return 0;
+			}
+		return -1;
 	case K_DBL: {
 		errno = 0;
 		double d = strtod(val, &end);
@@ -696,6 +718,24 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 			"h = %u: groups must be 2..a*h+1 = 2..%u (or 0 for "
 			"a*h+1)",
 			AT("topology", "g"), c->g, c->a, c->h, gmax);
+		return -1;
+	}
+	if (c->arrangement >= DF_ARR_CIRCULANT &&
+	    c->arrangement <= DF_ARR_NAUTILUS && c->g != gmax) {
+		fmt_err(err, n,
+			"%s: [topology] arrangement = %s is defined for g = "
+			"a*h+1 = %u groups (one link per group pair, [SP] "
+			"§I), have g = %u; use relative or absolute, or a "
+			"file: link list",
+			AT("topology", "arrangement"),
+			arr_names[c->arrangement], gmax, c->g);
+		return -1;
+	}
+	if (c->arrangement == DF_ARR_CIRCULANT && c->h % 2) {
+		fmt_err(err, n,
+			"%s: [topology] arrangement = circulant needs an even "
+			"h ([SP] §V), have h = %u",
+			AT("topology", "arrangement"), c->h);
 		return -1;
 	}
 	if (radix > 32) {

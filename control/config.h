@@ -14,8 +14,12 @@ enum df_link_class {
 };
 
 enum df_arrangement {
-	DF_ARR_RELATIVE = 0, /* [SP] §III, "palm tree" */
-	DF_ARR_ABSOLUTE = 1, /* [SP] §IV, "consecutive" */
+	DF_ARR_RELATIVE = 0,  /* [SP] §III, "palm tree" */
+	DF_ARR_ABSOLUTE = 1,  /* [SP] §IV, "consecutive" */
+	DF_ARR_CIRCULANT = 2, /* [SP] §V, h even */
+	DF_ARR_HELIX = 3,     /* [SP] §VI, repaired (NOTES A.3) */
+	DF_ARR_NAUTILUS = 4,  /* [SP] §VII, procedural */
+	DF_ARR_FILE = 5,      /* file:PATH, an explicit link list */
 };
 
 enum df_algorithm {
@@ -110,6 +114,7 @@ struct df_config {
 	/* [topology] */
 	uint32_t p, a, h, g;
 	enum df_arrangement arrangement;
+	char arr_file[256]; /* arrangement = file:PATH */
 
 	/* [links] */
 	struct df_link_params link[DF_LINK_NCLASS];

@@ -2,7 +2,8 @@
 /*
  * Dragonfly wiring ([DF] §3.1): fully connected groups of a routers, p
  * terminals and h global ports per router, global ports arranged as in the
- * shortest-paths paper ([SP] §III-IV, NOTES-paths-fbfly.md §A.3).
+ * shortest-paths paper ([SP] §III-VII, NOTES-paths-fbfly.md §A.3), or as
+ * an explicit link list.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,242 @@ static int wire_global(struct df_topo *t, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The [SP] arrangements at g = ah+1 (one link per group pair), by which
+ * switch of group G holds the link to group X. The far end is then
+ * owner(X, G), so every arrangement given this way is symmetric by
+ * construction; each switch must own exactly h links. Offsets o = (X - G)
+ * mod g in 1..ah (NOTES-paths-fbfly.md §A.3, all checked by enumeration):
+ *   circulant (§V, h even): switch (o-1)/(h/2) for o <= ah/2 (an up link),
+ *     else (g-o-1)/(h/2) (down); the far end has the same switch number.
+ *   helix (§VI, h2 = floor(h/2)): up links from switch (o-1)/h2 for
+ *     o <= a*h2, landing one switch higher; for odd h the mutual link of
+ *     switch o - a*h2 - 1; down links from switch ((g-o-1)/h2 + 1) mod a.
+ *     [SP]'s printed down range is not symmetric with its up range; this
+ *     is the repair the notes give (down links of switch j cover the
+ *     offsets of switch j-1's up links). With h = 1 it is the relative
+ *     arrangement.
+ */
+static uint32_t owner_of(const struct df_topo *t, uint32_t G, uint32_t X)
+{
+	uint32_t g = t->g, a = t->a, h = t->h, h2 = h / 2;
+	uint32_t o = (X + g - G) % g;
+
+	switch (t->arrangement) {
+	case DF_ARR_CIRCULANT:
+		return o <= a * h2 ? (o - 1) / h2 : (g - o - 1) / h2;
+	case DF_ARR_HELIX:
+		if (h2 && o <= a * h2)
+			return (o - 1) / h2;
+		if (h % 2 && o <= a * h2 + a)
+			return o - a * h2 - 1;
+		return ((g - o - 1) / h2 + 1) % a;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Nautilus ([SP] §VII): visit the switches group by group; each makes
+ * links until it has h, to the next groups not yet linked to its group,
+ * clockwise (increasing group number) from an even switch and
+ * counterclockwise from an odd one, always landing on switch (its group
+ * number) mod a ("All links made from switch S_{i,j} go to switch i mod
+ * a"). The paper leaves the visiting details to Belka et al.; this is the
+ * reading in NOTES-paths-fbfly.md §A.3. A target switch already full is
+ * an error (never seen for a <= 8, h <= 5).
+ */
+static int nautilus(const struct df_topo *t, uint32_t *own, char *err,
+		    size_t errlen)
+{
+	uint32_t g = t->g, a = t->a, h = t->h;
+	uint32_t *deg = calloc((size_t)g * a, sizeof(*deg));
+
+	if (deg == NULL) {
+		snprintf(err, errlen, "out of memory building the wiring");
+		return -1;
+	}
+	for (size_t i = 0; i < (size_t)g * g; i++)
+		own[i] = DF_NO_PEER;
+	for (uint32_t i = 0; i < g; i++)
+		for (uint32_t j = 0; j < a; j++)
+			for (uint32_t s = 1; s < g && deg[i * a + j] < h; s++) {
+				uint32_t x =
+					j % 2 ? (i + g - s) % g : (i + s) % g;
+				uint32_t tj = i % a;
+				if (own[i * g + x] != DF_NO_PEER)
+					continue;
+				if (deg[x * a + tj] >= h) {
+					snprintf(err, errlen,
+						 "nautilus arrangement: switch "
+						 "%u of group %u would need a "
+						 "link to switch %u of group "
+						 "%u, which has its %u already "
+						 "(a = %u, h = %u)",
+						 j, i, tj, x, h, a, h);
+					free(deg);
+					return -1;
+				}
+				own[i * g + x] = j;
+				own[x * g + i] = tj;
+				deg[i * a + j]++;
+				deg[x * a + tj]++;
+			}
+	free(deg);
+	return 0;
+}
+
+/* Ports from an owner table (own[G*g+X] = switch of G linked to X): a
+ * switch's global ports in order of the offset of the group they reach. */
+static int wire_owned(struct df_topo *t, const uint32_t *own, char *err,
+		      size_t errlen)
+{
+	uint32_t g = t->g, a = t->a, h = t->h, gbase = t->p + a - 1;
+	uint32_t *port = calloc((size_t)g * g, sizeof(*port));
+	uint32_t *deg = calloc((size_t)g * a, sizeof(*deg));
+
+	if (port == NULL || deg == NULL) {
+		free(port), free(deg);
+		snprintf(err, errlen, "out of memory building the wiring");
+		return -1;
+	}
+	for (uint32_t G = 0; G < g; G++)
+		for (uint32_t o = 1; o < g; o++) {
+			uint32_t X = (G + o) % g, j = own[G * g + X];
+			if (j >= a || deg[G * a + j] >= h) {
+				snprintf(err, errlen,
+					 "%s arrangement: switch %u of group "
+					 "%u would hold more than h = %u "
+					 "global links (a = %u)",
+					 df_arrangement_name(t->arrangement), j,
+					 G, h, a);
+				free(port), free(deg);
+				return -1;
+			}
+			port[G * g + X] = gbase + deg[G * a + j]++;
+		}
+	for (uint32_t G = 0; G < g; G++)
+		for (uint32_t X = 0; X < g; X++) {
+			if (X == G)
+				continue;
+			uint32_t r = G * a + own[G * g + X];
+			struct df_port_info *pi =
+				&t->ports[r * t->nports + port[G * g + X]];
+			pi->cls = DF_LINK_GLOBAL;
+			pi->peer = X * a + own[X * g + G];
+			pi->peer_port = port[X * g + G];
+		}
+	free(port), free(deg);
+	return 0;
+}
+
+static int wire_sp(struct df_topo *t, char *err, size_t errlen)
+{
+	uint32_t g = t->g;
+	uint32_t *own = calloc((size_t)g * g, sizeof(*own));
+	int rc;
+
+	if (own == NULL) {
+		snprintf(err, errlen, "out of memory building the wiring");
+		return -1;
+	}
+	if (t->arrangement == DF_ARR_NAUTILUS) {
+		rc = nautilus(t, own, err, errlen);
+	} else {
+		for (uint32_t G = 0; G < g; G++)
+			for (uint32_t X = 0; X < g; X++)
+				own[G * g + X] =
+					X == G ? DF_NO_PEER : owner_of(t, G, X);
+		rc = 0;
+	}
+	if (rc == 0)
+		rc = wire_owned(t, own, err, errlen);
+	free(own);
+	return rc;
+}
+
+/*
+ * arrangement = file:PATH: one global link per line, "G.R G.R" (group and
+ * router index in the group of each end), '#' starts a comment. A
+ * router's global ports are taken in the order its links appear. Checked
+ * here for syntax and ranges (file and line named); df_topo_check then
+ * checks the whole: every global port used, the links between each pair
+ * of groups as [DF] §3.1 spreads them.
+ */
+static int wire_file(struct df_topo *t, const char *path, char *err,
+		     size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	uint32_t a = t->a, gbase = t->p + a - 1;
+	uint32_t *deg = calloc(t->nrouters, sizeof(*deg));
+	char line[256];
+	int ln = 0, rc = -1;
+
+	if (f == NULL || deg == NULL) {
+		snprintf(err, errlen,
+			 "[topology] arrangement = file:%s: cannot read it",
+			 path);
+		goto out;
+	}
+	for (uint32_t r = 0; r < t->nrouters; r++)
+		for (uint32_t k = gbase; k < t->nports; k++) {
+			t->ports[r * t->nports + k].cls = DF_LINK_GLOBAL;
+			t->ports[r * t->nports + k].peer = DF_NO_PEER;
+		}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned g1, r1, g2, r2;
+		char extra;
+		uint32_t u, v;
+		ln++;
+		line[strcspn(line, "#\r\n")] = '\0';
+		if (strspn(line, " \t") == strlen(line))
+			continue;
+		if (sscanf(line, " %u.%u %u.%u %c", &g1, &r1, &g2, &r2,
+			   &extra) != 4) {
+			snprintf(err, errlen,
+				 "%s:%d: '%s' is not a link; allowed: "
+				 "\"G.R G.R\" (group.router of each end)",
+				 path, ln, line);
+			goto out;
+		}
+		if (g1 >= t->g || g2 >= t->g || r1 >= a || r2 >= a ||
+		    g1 == g2) {
+			snprintf(err, errlen,
+				 "%s:%d: %u.%u %u.%u: groups are 0..%u, "
+				 "routers 0..%u, and a global link joins two "
+				 "groups",
+				 path, ln, g1, r1, g2, r2, t->g - 1, a - 1);
+			goto out;
+		}
+		u = g1 * a + r1;
+		v = g2 * a + r2;
+		if (deg[u] >= t->h || deg[v] >= t->h) {
+			snprintf(err, errlen,
+				 "%s:%d: router %u.%u has its h = %u global "
+				 "links already",
+				 path, ln, deg[u] >= t->h ? g1 : g2,
+				 deg[u] >= t->h ? r1 : r2, t->h);
+			goto out;
+		}
+		struct df_port_info *pu =
+			&t->ports[u * t->nports + gbase + deg[u]];
+		struct df_port_info *pv =
+			&t->ports[v * t->nports + gbase + deg[v]];
+		pu->peer = v;
+		pu->peer_port = gbase + deg[v];
+		pv->peer = u;
+		pv->peer_port = gbase + deg[u];
+		deg[u]++;
+		deg[v]++;
+	}
+	rc = 0;
+out:
+	if (f)
+		fclose(f);
+	free(deg);
+	return rc;
+}
+
 int df_topo_build(struct df_topo *t, const struct df_config *cfg, char *err,
 		  size_t errlen)
 {
@@ -153,9 +390,24 @@ int df_topo_build(struct df_topo *t, const struct df_config *cfg, char *err,
 			pi[port].peer_port = df_local_port(t, j, i);
 		}
 	}
-	if (wire_global(t, err, errlen))
+	if (t->arrangement == DF_ARR_FILE
+		    ? wire_file(t, cfg->arr_file, err, errlen)
+	    : t->arrangement >= DF_ARR_CIRCULANT
+		    ? wire_sp(t, err, errlen)
+		    : wire_global(t, err, errlen)) {
+		df_topo_free(t);
 		return -1;
-	return df_topo_check(t, err, errlen);
+	}
+	if (df_topo_check(t, err, errlen)) {
+		if (t->arrangement == DF_ARR_FILE) {
+			char why[256];
+			snprintf(why, sizeof(why), "%s", err);
+			snprintf(err, errlen, "%s: %s", cfg->arr_file, why);
+		}
+		df_topo_free(t);
+		return -1;
+	}
+	return 0;
 }
 
 void df_topo_free(struct df_topo *t)

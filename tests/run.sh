@@ -38,6 +38,7 @@ run() { # name command...
 # control/ needs no EAL: unit tests under the sanitizers.
 run control-san "$SAN/tests/test_control"
 run config-san "$SAN/tests/test_config" configs tests/data
+run arrangements-san "$SAN/tests/test_arrangements"
 run ugal-san "$SAN/tests/test_ugal"
 run credit-san "$SAN/tests/test_credit"
 run ofar-san "$SAN/tests/test_ofar"

@@ -196,4 +196,18 @@ run --config configs/small.ini $SHORT --eal -l 0 --no-pci --no-huge \
 expect_rc 3 "EAL with a single lcore"
 has "$TMP/err" "worker lcore" "single lcore: says a worker lcore is needed"
 
+# every global-link arrangement forwards (the reference shape, MIN and VAL)
+for arr in absolute circulant helix nautilus; do
+	for alg in min val; do
+		# shellcheck disable=SC2086
+		run --config "$REF" $SHORT --quiet --json "$TMP/a.json" \
+			--set topology.arrangement=$arr \
+			--set routing.algorithm=$alg --eal $EAL \
+			--file-prefix=dfcli4-$$
+		[ "$rc" -eq 0 ] && jsoncheck "$TMP/a.json" &&
+			grep -q "\"arrangement\": \"$arr\"" "$TMP/a.json"
+		ok $? "arrangement $arr, $alg: a run completes, accounted for"
+	done
+done
+
 tap_done

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The global-link arrangements of [SP] (control/wiring.c) for many (a, h)
+ * at g = ah+1: each is a valid dragonfly (every router uses exactly its h
+ * global ports, one link per group pair, symmetric: df_topo_check plus an
+ * independent count here) and has its defining property:
+ *   relative: S_{i,j} reaches groups i+jh+1..i+jh+h, landing on a-1-j;
+ *   absolute: port k of group i reaches group k (k < i) or k+1;
+ *   circulant: a link keeps the switch number at both ends;
+ *   helix: an up link lands one switch higher; h = 1 equals relative;
+ *   nautilus: every link lands, at one end, on switch (other group) mod a.
+ * And file:PATH reproduces a wiring from its link list, and refuses bad
+ * lists with file and line. No EAL needed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config.h"
+#include "wiring.h"
+
+static int build(struct df_topo *t, uint32_t a, uint32_t h,
+		 enum df_arrangement arr, const char *file, char *err, size_t n)
+{
+	struct df_config c;
+
+	df_config_defaults(&c);
+	c.p = 1;
+	c.a = a;
+	c.h = h;
+	c.g = a * h + 1;
+	c.arrangement = arr;
+	if (file)
+		snprintf(c.arr_file, sizeof(c.arr_file), "%s", file);
+	return df_topo_build(t, &c, err, n);
+}
+
+/* Global links of each router and the groups they reach, counted here. */
+static int valid(const struct df_topo *t)
+{
+	uint32_t g = t->g, a = t->a;
+	uint32_t *pair = calloc((size_t)g * g, sizeof(*pair));
+	int ok = pair != NULL;
+
+	for (uint32_t r = 0; ok && r < t->nrouters; r++) {
+		uint32_t n = 0;
+		for (uint32_t k = 0; k < t->nports; k++) {
+			const struct df_port_info *pi =
+				&t->ports[r * t->nports + k];
+			if (pi->cls != DF_LINK_GLOBAL || pi->peer == DF_NO_PEER)
+				continue;
+			n++;
+			pair[(r / a) * g + pi->peer / a]++;
+			const struct df_port_info *b =
+				&t->ports[pi->peer * t->nports + pi->peer_port];
+			ok &= b->peer == r && b->peer_port == k;
+		}
+		ok &= n == t->h;
+	}
+	for (uint32_t G = 0; ok && G < g; G++)
+		for (uint32_t X = 0; X < g; X++)
+			ok &= pair[G * g + X] == (G != X);
+	free(pair);
+	return ok;
+}
+
+/* Calls fn for every global link (each direction once). */
+static int each_link(const struct df_topo *t,
+		     int (*fn)(const struct df_topo *, uint32_t, uint32_t))
+{
+	int ok = 1;
+
+	for (uint32_t r = 0; r < t->nrouters; r++)
+		for (uint32_t k = 0; k < t->nports; k++) {
+			const struct df_port_info *pi =
+				&t->ports[r * t->nports + k];
+			if (pi->cls == DF_LINK_GLOBAL && pi->peer != DF_NO_PEER)
+				ok &= fn(t, r, pi->peer);
+		}
+	return ok;
+}
+
+static uint32_t off(const struct df_topo *t, uint32_t r, uint32_t s)
+{
+	return (s / t->a + t->g - r / t->a) % t->g;
+}
+
+static int relative_rule(const struct df_topo *t, uint32_t r, uint32_t s)
+{
+	uint32_t j = r % t->a, o = off(t, r, s);
+
+	return o >= j * t->h + 1 && o <= j * t->h + t->h &&
+	       s % t->a == t->a - 1 - j;
+}
+
+static int absolute_rule(const struct df_topo *t, uint32_t r, uint32_t s)
+{
+	uint32_t i = r / t->a, x = s / t->a;
+	uint32_t k = x < i ? x : x - 1;
+
+	return k / t->h == r % t->a;
+}
+
+static int circulant_rule(const struct df_topo *t, uint32_t r, uint32_t s)
+{
+	return r % t->a == s % t->a;
+}
+
+static int helix_rule(const struct df_topo *t, uint32_t r, uint32_t s)
+{
+	uint32_t h2 = t->h / 2, o = off(t, r, s);
+
+	if (h2 && o <= t->a * h2) /* up: one switch higher */
+		return s % t->a == (r % t->a + 1) % t->a;
+	return 1;
+}
+
+static int nautilus_rule(const struct df_topo *t, uint32_t r, uint32_t s)
+{
+	return s % t->a == (r / t->a) % t->a || r % t->a == (s / t->a) % t->a;
+}
+
+static void test_sp(uint32_t a, uint32_t h)
+{
+	static const struct {
+		enum df_arrangement arr;
+		int (*rule)(const struct df_topo *, uint32_t, uint32_t);
+		const char *what;
+	} arrs[] = {
+		{DF_ARR_RELATIVE, relative_rule,
+		 "groups i+jh+1..i+jh+h, far "
+		 "switch a-1-j"},
+		{DF_ARR_ABSOLUTE, absolute_rule, "port k to group k or k+1"},
+		{DF_ARR_CIRCULANT, circulant_rule, "switch number kept"},
+		{DF_ARR_HELIX, helix_rule, "up links land one switch higher"},
+		{DF_ARR_NAUTILUS, nautilus_rule,
+		 "one end on switch (other group) mod a"},
+	};
+
+	for (size_t i = 0; i < sizeof(arrs) / sizeof(arrs[0]); i++) {
+		struct df_topo t;
+		char err[512] = "";
+		if (arrs[i].arr == DF_ARR_CIRCULANT && h % 2)
+			continue;
+		int ok = build(&t, a, h, arrs[i].arr, NULL, err, sizeof(err)) ==
+			 0;
+		CHECK(ok && valid(&t) && each_link(&t, arrs[i].rule),
+		      "a=%u h=%u %s: valid (h global links per router, one "
+		      "per group pair, symmetric), %s %s",
+		      a, h, df_arrangement_name(arrs[i].arr), arrs[i].what,
+		      err);
+		if (ok)
+			df_topo_free(&t);
+	}
+}
+
+/* helix with h = 1 is the relative arrangement, port for port */
+static void test_helix_h1(uint32_t a)
+{
+	struct df_topo x, y;
+	char err[256];
+	int same;
+
+	if (build(&x, a, 1, DF_ARR_HELIX, NULL, err, sizeof(err)) ||
+	    build(&y, a, 1, DF_ARR_RELATIVE, NULL, err, sizeof(err))) {
+		CHECK(0, "a=%u h=1 helix and relative build: %s", a, err);
+		return;
+	}
+	same = !memcmp(x.ports, y.ports,
+		       (size_t)x.nrouters * x.nports * sizeof(*x.ports));
+	CHECK(same, "a=%u h=1: helix = relative, port for port", a);
+	df_topo_free(&x);
+	df_topo_free(&y);
+}
+
+/* file:PATH with the links of an arrangement gives the same links */
+static void test_file(uint32_t a, uint32_t h, enum df_arrangement arr)
+{
+	char path[] = "/tmp/dfemu-links-XXXXXX", err[512] = "";
+	struct df_topo t, u;
+	int fd = mkstemp(path), same = 1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (f == NULL || build(&t, a, h, arr, NULL, err, sizeof(err)) != 0) {
+		CHECK(0, "file test set-up: %s", err);
+		return;
+	}
+	fprintf(f, "# %s a=%u h=%u\n", df_arrangement_name(arr), a, h);
+	for (uint32_t r = 0; r < t.nrouters; r++)
+		for (uint32_t k = 0; k < t.nports; k++) {
+			const struct df_port_info *pi =
+				&t.ports[r * t.nports + k];
+			if (pi->cls == DF_LINK_GLOBAL && pi->peer > r)
+				fprintf(f, "%u.%u %u.%u  # port %u\n", r / a,
+					r % a, pi->peer / a, pi->peer % a, k);
+		}
+	fclose(f);
+	int ok = build(&u, a, h, DF_ARR_FILE, path, err, sizeof(err)) == 0;
+	for (uint32_t r = 0; ok && r < t.nrouters; r++)
+		for (uint32_t k = 0; k < t.nports; k++) {
+			/* same neighbour set per router (ports may differ) */
+			uint32_t want = t.ports[r * t.nports + k].peer,
+				 found = 0;
+			if (t.ports[r * t.nports + k].cls != DF_LINK_GLOBAL)
+				continue;
+			for (uint32_t q = 0; q < u.nports; q++)
+				found |= u.ports[r * u.nports + q].cls ==
+						 DF_LINK_GLOBAL &&
+					 u.ports[r * u.nports + q].peer == want;
+			same &= found;
+		}
+	CHECK(ok && same && valid(&u),
+	      "a=%u h=%u file: the %s link list gives the same links %s", a, h,
+	      df_arrangement_name(arr), err);
+	if (ok)
+		df_topo_free(&u);
+	df_topo_free(&t);
+	unlink(path);
+}
+
+static void test_bad_file(const char *body, const char *want)
+{
+	char path[] = "/tmp/dfemu-links-XXXXXX", err[512] = "";
+	struct df_topo t;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (f == NULL) {
+		CHECK(0, "bad file set-up");
+		return;
+	}
+	fputs(body, f);
+	fclose(f);
+	int rc = build(&t, 2, 1, DF_ARR_FILE, path, err, sizeof(err));
+	CHECK(rc != 0 && strstr(err, want) != NULL,
+	      "bad link list refused with \"%s\" (%s)", want, err);
+	if (rc == 0)
+		df_topo_free(&t);
+	unlink(path);
+}
+
+int main(void)
+{
+	for (uint32_t a = 1; a <= 8; a++)
+		for (uint32_t h = 1; h <= 5; h++)
+			if (a * (a * h + 1) <= 4096 && a + h <= 31)
+				test_sp(a, h);
+	for (uint32_t a = 2; a <= 6; a++)
+		test_helix_h1(a);
+	test_file(4, 2, DF_ARR_RELATIVE);
+	test_file(3, 4, DF_ARR_CIRCULANT);
+	test_file(5, 3, DF_ARR_NAUTILUS);
+	/* a = 2, h = 1, g = 3: routers 0.0 0.1 1.0 1.1 2.0 2.1 */
+	test_bad_file("0.0 1.1\n0.1 2.0\nnonsense\n",
+		      ":3: 'nonsense' is not a link");
+	test_bad_file("0.0 1.1\n0.1 7.0\n", ":2: 0.1 7.0: groups are 0..2");
+	test_bad_file("0.0 1.1\n0.0 2.0\n", ":2: router 0.0 has its h = 1");
+	test_bad_file("0.0 0.1\n", ":1: 0.0 0.1: groups are 0..2");
+	test_bad_file("0.0 1.1\n",
+		      ": wiring: groups 0 and 2 have 0 global links");
+	return check_done();
+}
