@@ -39,6 +39,7 @@ run() { # name command...
 run control-san "$SAN/tests/test_control"
 run config-san "$SAN/tests/test_config" configs tests/data
 run arrangements-san "$SAN/tests/test_arrangements"
+run paths-san "$SAN/tests/test_paths"
 run ugal-san "$SAN/tests/test_ugal"
 run credit-san "$SAN/tests/test_credit"
 run ofar-san "$SAN/tests/test_ofar"
@@ -57,6 +58,7 @@ run ports-san "tests/test_ports.sh" "$SAN/emu/dfemu"
 run testpmd "tests/test_testpmd.sh" "$REL/emu/dfemu"
 run pktgen-scripts "tests/test_pktgen.sh" "$REL/emu/dfemu"
 run capture "tests/test_capture.sh" "$REL/emu/dfemu"
+run topo "tests/test_topo.sh" "$REL/tools/dfemu-topo"
 
 echo "logs in $LOG"
 echo "$passed passed, $failed failed"

@@ -1,0 +1,81 @@
+#!/bin/sh
+# tools/dfemu-topo (issue 8): the wiring it exports is the emulator's (the
+# JSON agrees with dfemu --check's counts and is symmetric), DOT and PNG
+# are drawn, the path analysis JSON is complete and self-consistent, and
+# bad arguments are refused. The numbers themselves are checked against
+# [SP] in tests/test_paths.c.
+# Usage: tests/test_topo.sh PATH/TO/dfemu-topo (from the repo root)
+set -u
+TOPO=${1:?usage: $0 PATH/TO/dfemu-topo}
+cd "$(dirname "$0")/.." || exit 1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+. tests/tap.sh
+REF=configs/reference.ini
+
+for arr in relative absolute circulant helix nautilus; do
+	"$TOPO" wiring --config $REF --set topology.arrangement=$arr \
+		--format json >"$TMP/w.json"
+	python3 - "$TMP/w.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+a, h, g = w["a"], w["h"], w["g"]
+assert len(w["routers"]) == a * g
+links = {}
+for r in w["routers"]:
+    assert len(r["global"]) == h, r
+    for l in r["global"]:
+        links[(r["router"], l["port"])] = (l["peer"], l["peer_port"])
+pairs = set()
+for (r, p), (q, qp) in links.items():
+    assert links[(q, qp)] == (r, p)
+    pairs.add((min(r // a, q // a), max(r // a, q // a)))
+assert len(pairs) == g * (g - 1) // 2
+PY
+	ok $? "wiring --format json, $arr: every router h global links, symmetric, one per group pair"
+done
+
+"$TOPO" wiring --config $REF --format dot >"$TMP/w.dot"
+[ "$(grep -c -- ' -- ' "$TMP/w.dot")" -eq $((36 + 9 * 6)) ] &&
+	dot -Tcanon "$TMP/w.dot" >/dev/null 2>&1
+ok $? "wiring --format dot: 36 global and 54 local edges, valid Graphviz"
+"$TOPO" wiring --config $REF --png "$TMP/w.png" >/dev/null &&
+	[ "$(head -c 4 "$TMP/w.png" | od -An -c | tr -d ' ')" = "211PNG" ]
+ok $? "wiring --png draws a PNG"
+
+"$TOPO" paths --config $REF --pairs --json "$TMP/p.json" --plot "$TMP/plot" \
+	>"$TMP/p.txt"
+ok $? "paths with --pairs, --json and --plot"
+python3 - "$TMP/p.json" "$TMP/plot/sv.png" <<'PY'
+import json, os, sys
+p = json.load(open(sys.argv[1]))
+for k in ("switch_pairs", "hm_not_shortest_pairs", "diameter",
+          "mean_shortest", "mean_hm", "mean_valiant"):
+    assert k in p, k
+n = p["switches"]
+pairs = p["pairs"]
+assert p["switch_pairs"] == n * (n - 1) == len(pairs)
+assert p["hm_not_shortest_pairs"] == sum(1 for s, d, hm, sh, c in pairs if hm > sh)
+assert abs(p["mean_shortest"] - sum(x[3] for x in pairs) / len(pairs)) < 1e-6
+assert abs(p["mean_hm"] - sum(x[2] for x in pairs) / len(pairs)) < 1e-6
+assert p["diameter"] == max(x[3] for x in pairs)
+assert sum(p["distance_histogram"].values()) == len(pairs)
+# [SP] Fig. 1 on this shape: S_{0,1} -> S_{1,1} is 2 hops while HM is 3
+assert [x for x in pairs if x[0] == 1 and x[1] == 5][0][2:4] == [3, 2]
+assert len(p["per_switch"]) == n and os.path.getsize(sys.argv[2]) > 1000
+PY
+ok $? "paths JSON: the required keys, totals equal to its own pair list, Fig. 1's 2-hop pair"
+
+"$TOPO" paths --config $REF --json - | python3 -c 'import json,sys; json.load(sys.stdin)'
+ok $? "paths --json - writes JSON on stdout"
+"$TOPO" paths --config $REF --set topology.arrangement=circulant \
+	--set topology.h=3 --set topology.g=0 >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "circulant needs an even h" "$TMP/err"
+ok $? "circulant with odd h: exit 2, says why"
+"$TOPO" bogus >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "allowed: wiring, paths" "$TMP/err"
+ok $? "an unknown command: exit 2, the commands named"
+"$TOPO" wiring --format xml >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "allowed text, json, dot" "$TMP/err"
+ok $? "an unknown format: exit 2, the formats named"
+tap_done
