@@ -36,7 +36,7 @@ static const char *const arr_names[] = {
 	"relative", "absolute", "circulant", "helix", "nautilus", "file", NULL};
 static const char *const alg_names[] = {
 	"min",	     "val", "ugal-l", "ugal-g",	    "ugal-l-vc", "ugal-l-vch",
-	"ugal-l-cr", "par", "ofar",   "vc-ordered", NULL};
+	"ugal-l-cr", "par", "ofar",   "vc-ordered", "shortest",	 NULL};
 static const char *const ring_names[] = {"uni", "bi", NULL};
 static const char *const mode_names[] = {"steady", "batch", "all-to-all", NULL};
 static const char *const finish_names[] = {"keep", "stop", NULL};

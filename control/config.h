@@ -33,7 +33,8 @@ enum df_algorithm {
 	DF_ALG_PAR = 7,	       /* UGAL-L re-decided in the source group */
 	DF_ALG_OFAR = 8,       /* [OC]: in-transit adaptive, escape ring */
 	DF_ALG_VC_ORDERED =
-		9, /* [OC]'s PB baseline: UGAL-L + congestion flag */
+		9,	      /* [OC]'s PB baseline: UGAL-L + congestion flag */
+	DF_ALG_SHORTEST = 10, /* [SP] §I: true shortest paths, VAL's VCs */
 	DF_ALG_COUNT,
 };
 

@@ -84,8 +84,80 @@ int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 	return 0;
 }
 
+/* Hop distances from s over router links (breadth first). */
+static void distances(const struct df_tables *tb, uint32_t s, uint8_t *dist,
+		      uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0;
+
+	memset(dist, 0xff, tb->nrouters);
+	dist[s] = 0;
+	queue[tail++] = s;
+	while (head < tail) {
+		uint32_t v = queue[head++];
+		for (uint32_t k = tb->p; k < tb->nports; k++) {
+			uint32_t w = tb->peer_router[v * tb->nports + k];
+			if (w != 0xffff && dist[w] == 0xff) {
+				dist[w] = dist[v] + 1;
+				queue[tail++] = w;
+			}
+		}
+	}
+}
+
+int df_tables_shortest(struct df_tables *tb, const struct df_topo *t, char *err,
+		       size_t errlen)
+{
+	uint32_t n = tb->nrouters, routers[16];
+	uint8_t *dist = malloc(n), ports[16], vcs[16];
+	uint32_t *queue = malloc(n * sizeof(*queue));
+
+	(void)t;
+	tb->short_inter = malloc((size_t)n * n * sizeof(*tb->short_inter));
+	if (dist == NULL || queue == NULL || tb->short_inter == NULL) {
+		free(dist), free(queue);
+		snprintf(err, errlen, "out of memory building routing tables");
+		return -1;
+	}
+	tb->short_pairs = 0;
+	for (uint32_t s = 0; s < n; s++) {
+		distances(tb, s, dist, queue);
+		for (uint32_t d = 0; d < n; d++) {
+			uint16_t *e = &tb->short_inter[(size_t)s * n + d];
+			*e = DF_NO_GROUP;
+			if (d == s ||
+			    df_path(tb, s, d, DF_NO_GROUP, DF_PH_TO_DEST,
+				    routers, ports, vcs, 16) <= dist[d])
+				continue;
+			for (uint32_t gi = 0; gi < tb->g; gi++) {
+				if (gi == s / tb->a || gi == d / tb->a)
+					continue;
+				if (df_path(tb, s, d, gi, DF_PH_TO_INTER,
+					    routers, ports, vcs,
+					    16) == dist[d]) {
+					*e = (uint16_t)gi;
+					tb->short_pairs++;
+					break;
+				}
+			}
+			if (*e == DF_NO_GROUP) {
+				snprintf(err, errlen,
+					 "routing.algorithm = shortest: no "
+					 "Valiant path from router %u to %u is "
+					 "as short as their distance %u",
+					 s, d, dist[d]);
+				free(dist), free(queue);
+				return -1;
+			}
+		}
+	}
+	free(dist), free(queue);
+	return 0;
+}
+
 void df_tables_free(struct df_tables *tb)
 {
+	free(tb->short_inter);
 	free(tb->port_to_router);
 	free(tb->port_to_group);
 	free(tb->port_class);

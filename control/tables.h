@@ -44,7 +44,22 @@ struct df_tables {
 	/* OFAR: 1 if ring links carry one escape VC, index nvcs[class],
 	 * after the canonical ones ([OC] "(+1)") */
 	uint8_t esc;
+	/* shortest: [s * nrouters + d] the intermediate group whose VAL
+	 * path is a shortest path, DF_NO_GROUP where the HM path is one */
+	uint16_t *short_inter;
+	uint64_t short_pairs; /* pairs routed through an intermediate group */
 };
+
+/*
+ * routing.algorithm = shortest ([SP] §I): every shortest path between
+ * two switches is either the HM path or a short Valiant path (gg, ggl,
+ * lgg, glg), i.e. VAL's path through the group of its middle switch(es).
+ * For each pair this picks such a group (the first in group order whose
+ * VAL walk -- df_next_hop, as the dataplane takes it -- is as short as the
+ * true distance), so the VC plan and deadlock check of VAL cover it.
+ */
+int df_tables_shortest(struct df_tables *tb, const struct df_topo *t, char *err,
+		       size_t errlen);
 
 /*
  * One routing step at router cur for a packet to router dst (terminal port

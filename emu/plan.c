@@ -54,6 +54,9 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 		goto fail;
 	if (df_tables_build(&pl->tb, &pl->topo, err, errlen))
 		goto fail;
+	if (cfg->algorithm == DF_ALG_SHORTEST &&
+	    df_tables_shortest(&pl->tb, &pl->topo, err, errlen))
+		goto fail;
 	if (df_vcplan_build(&pl->tb, cfg, &pl->vci, err, errlen))
 		goto fail;
 	if (pl->tb.esc && escape_plan(pl, err, errlen))
@@ -164,6 +167,14 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 		df_algorithm_name(c->algorithm),
 		(unsigned long long)pl->vci.paths, pl->vci.max_hops,
 		pl->vci.max_global);
+	if (c->algorithm == DF_ALG_SHORTEST)
+		fprintf(f,
+			"  shortest     %llu of %llu router pairs take a short "
+			"Valiant path (gg, ggl, lgg, glg), the rest their HM "
+			"path; checked as VAL, whose paths include them\n",
+			(unsigned long long)pl->tb.short_pairs,
+			(unsigned long long)pl->topo.nrouters *
+				(pl->topo.nrouters - 1));
 	for (int k = 0; k < DF_LINK_NCLASS; k++) {
 		fprintf(f, "  VCs %-8s %u:", df_link_class_name(k),
 			pl->tb.nvcs[k]);

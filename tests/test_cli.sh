@@ -196,6 +196,15 @@ run --config configs/small.ini $SHORT --eal -l 0 --no-pci --no-huge \
 expect_rc 3 "EAL with a single lcore"
 has "$TMP/err" "worker lcore" "single lcore: says a worker lcore is needed"
 
+# routing along true shortest paths: the 36 HM-not-shortest pairs of the
+# reference take two global hops
+# shellcheck disable=SC2086
+run --config "$REF" $SHORT --quiet --json "$TMP/s.json" \
+	--set routing.algorithm=shortest --eal $EAL --file-prefix=dfcli5-$$
+[ "$rc" -eq 0 ] && jsoncheck "$TMP/s.json" &&
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); p=r["paths"]; sys.exit(0 if 0 < p["nonminimal"] < p["minimal"] else 1)' "$TMP/s.json"
+ok $? "routing.algorithm = shortest: a run completes, accounted for, some packets on two-global shortcuts"
+
 # every global-link arrangement forwards (the reference shape, MIN and VAL)
 for arr in absolute circulant helix nautilus; do
 	for alg in min val; do

@@ -21,6 +21,7 @@
 #include "check.h"
 #include "config.h"
 #include "paths.h"
+#include "tables.h"
 #include "wiring.h"
 
 static int topo(struct df_topo *t, uint32_t a, uint32_t h,
@@ -198,8 +199,56 @@ static void circulant_means(uint32_t a, uint32_t h, double eq, double frac)
 	df_topo_free(&t);
 }
 
+/* routing.algorithm = shortest: the route the tables give each pair
+ * (df_path, as the dataplane walks it) is exactly the enumerated distance,
+ * and the pairs sent through an intermediate group are exactly those
+ * whose HM path is not shortest. */
+static void shortest_routes(uint32_t a, uint32_t h, enum df_arrangement arr)
+{
+	struct df_topo t;
+	struct df_paths ps;
+	struct df_tables tb;
+	char err[256] = "";
+	uint32_t routers[16];
+	uint8_t ports[16], vcs[16];
+	int ok = 1;
+
+	if (arr == DF_ARR_CIRCULANT && h % 2)
+		return;
+	if (topo(&t, a, h, arr) ||
+	    df_paths_compute(&ps, &t, err, sizeof(err)) ||
+	    df_tables_build(&tb, &t, err, sizeof(err)) ||
+	    df_tables_shortest(&tb, &t, err, sizeof(err))) {
+		CHECK(0, "shortest %s a=%u h=%u builds: %s",
+		      df_arrangement_name(arr), a, h, err);
+		return;
+	}
+	for (uint32_t s = 0; s < ps.n; s++)
+		for (uint32_t d = 0; d < ps.n; d++) {
+			uint16_t gi = tb.short_inter[(size_t)s * ps.n + d];
+			int n = df_path(&tb, s, d, gi,
+					gi == DF_NO_GROUP ? DF_PH_TO_DEST
+							  : DF_PH_TO_INTER,
+					routers, ports, vcs, 16);
+			ok &= n == ps.dist[(size_t)s * ps.n + d];
+		}
+	ok &= tb.short_pairs == ps.hm_not_shortest;
+	CHECK(ok,
+	      "shortest %s a=%u h=%u: every route as long as the distance, "
+	      "%llu pairs via an intermediate group = HM-not-shortest pairs",
+	      df_arrangement_name(arr), a, h,
+	      (unsigned long long)tb.short_pairs);
+	df_tables_free(&tb);
+	df_paths_free(&ps);
+	df_topo_free(&t);
+}
+
 int main(void)
 {
+	for (uint32_t a = 2; a <= 6; a++)
+		for (uint32_t h = 1; h <= 4; h++)
+			for (int arr = 0; arr <= DF_ARR_NAUTILUS; arr++)
+				shortest_routes(a, h, arr);
 	circulant_means(4, 2, 12, 0.386);
 	circulant_means(8, 4, 111, 0.449);
 	for (uint32_t a = 2; a <= 8; a++)

@@ -37,6 +37,8 @@ const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg)
 		return &dp_ofar_engine;
 	case DF_ALG_VC_ORDERED:
 		return &dp_vc_ordered_engine;
+	case DF_ALG_SHORTEST:
+		return &dp_shortest_engine;
 	default:
 		return NULL;
 	}
