@@ -73,9 +73,37 @@ ok $? "paths --json - writes JSON on stdout"
 [ $? -eq 2 ] && grep -q "circulant needs an even h" "$TMP/err"
 ok $? "circulant with odd h: exit 2, says why"
 "$TOPO" bogus >/dev/null 2>"$TMP/err"
-[ $? -eq 2 ] && grep -q "allowed: wiring, paths" "$TMP/err"
+[ $? -eq 2 ] && grep -q "allowed: wiring, paths, cost" "$TMP/err"
 ok $? "an unknown command: exit 2, the commands named"
 "$TOPO" wiring --format xml >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "allowed text, json, dot" "$TMP/err"
 ok $? "an unknown format: exit 2, the formats named"
+# the cost model ([FB] §4): the counts the papers state
+"$TOPO" cost --json "$TMP/c.json" --plot "$TMP/cplot" >"$TMP/c.txt"
+ok $? "cost with --json and --plot"
+python3 - "$TMP/c.json" "$TMP/cplot/cost.png" <<'PY'
+import json, os, sys
+c = {s["nodes"]: s for s in json.load(open(sys.argv[1]))["sizes"]}
+k = c[1024]
+fb, clos, df = k["flattened-butterfly"], k["folded-clos"], k["dragonfly"]
+# [FB] §4.3: at 1K, FB 31 x 32 = 992 unidirectional router links, Clos 2048
+assert fb["routers"] == 32 and fb["backplane_links"] + fb["cables"] == 1024 + 496, fb
+assert clos["backplane_links"] + clos["cables"] == 1024 + 1024, clos
+# [DF] §5: up to 1K the dragonfly is the 1-D flattened butterfly
+assert df["total"] == fb["total"] and c[512]["dragonfly"]["total"] == c[512]["flattened-butterfly"]["total"]
+# [FB] §4.2: 16-ary 4-flat (n' = 3, k' = 61) at 64K; [DF] §5: the
+# dragonfly needs about half the global cables of that FB
+big = c[65536]
+assert big["flattened-butterfly"]["shape"] == "16-ary, n'=3, k'=61"
+r = big["dragonfly"]["long_cables"] / big["flattened-butterfly"]["long_cables"]
+assert 0.45 < r < 0.6, r
+for s in c.values():
+    for t in ("dragonfly", "flattened-butterfly", "folded-clos"):
+        assert s[t]["per_node"] > 0 and 0 < s[t]["link_share"] < 1
+assert os.path.getsize(sys.argv[2]) > 1000
+PY
+ok $? "cost: the link counts [FB] states at 1K, DF = 1-D FB up to 1K, 16-ary 4-flat and half the global cables at 64K"
+"$TOPO" cost --nodes 100,x >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "a comma list of node counts" "$TMP/err"
+ok $? "cost --nodes with a bad list: exit 2, says what is allowed"
 tap_done

@@ -16,13 +16,14 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "cost.h"
 #include "paths.h"
 #include "wiring.h"
 
 #define MAX_SETS 64
 
 struct opts {
-	const char *cmd, *config, *format, *png, *json, *plot;
+	const char *cmd, *config, *format, *png, *json, *plot, *nodes;
 	const char *sets[MAX_SETS];
 	int nsets, pairs;
 };
@@ -33,7 +34,9 @@ static void usage(FILE *f)
 		"Usage: dfemu-topo wiring [--config F] [--set S.K=V]... "
 		"[--format text|json|dot] [--png FILE]\n"
 		"       dfemu-topo paths  [--config F] [--set S.K=V]... "
-		"[--pairs] [--json FILE|-] [--plot DIR]\n\n"
+		"[--pairs] [--json FILE|-] [--plot DIR]\n"
+		"       dfemu-topo cost   [--nodes N,N,...] [--json FILE|-] "
+		"[--plot DIR]\n\n"
 		"The dragonfly dfemu would build from the config (same code, "
 		"no emulation).\n"
 		"  wiring   every router's global links, as a table, JSON or "
@@ -50,6 +53,12 @@ static void usage(FILE *f)
 		"shortest pairs, means.\n"
 		"           --plot DIR: per-switch bar charts (PNG, gnuplot) "
 		"like [SP] Figs. 2, 4, 7\n"
+		"  cost     [FB] §4's cost model (Tables 2-3, Fig. 7(b) "
+		"cables, §4.2 lengths) for\n"
+		"           the dragonfly ([DF] §5), flattened butterfly and "
+		"folded Clos, per node,\n"
+		"           for N = 256..65536 (or --nodes); see "
+		"docs/topology.md\n"
 		"Options --config and --set are dfemu's (see dfemu --help).\n");
 }
 
@@ -63,6 +72,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{"json", required_argument, NULL, 'j'},
 		{"plot", required_argument, NULL, 'P'},
 		{"pairs", no_argument, NULL, 'a'},
+		{"nodes", required_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -73,15 +83,16 @@ static int parse(int argc, char **argv, struct opts *o)
 		return argc < 2 ? 2 : 1;
 	}
 	o->cmd = argv[1];
-	if (strcmp(o->cmd, "wiring") && strcmp(o->cmd, "paths")) {
+	if (strcmp(o->cmd, "wiring") && strcmp(o->cmd, "paths") &&
+	    strcmp(o->cmd, "cost")) {
 		fprintf(stderr,
 			"dfemu-topo: unknown command '%s' (allowed: wiring, "
-			"paths)\n",
+			"paths, cost)\n",
 			o->cmd);
 		return 2;
 	}
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "c:s:f:p:j:P:ah", lo, NULL)) !=
+	while ((c = getopt_long(argc, argv, "c:s:f:p:j:P:ahn:", lo, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'c':
@@ -108,6 +119,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'a':
 			o->pairs = 1;
+			break;
+		case 'n':
+			o->nodes = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -399,6 +413,141 @@ static int paths_plot(const struct df_topo *t, const struct df_paths *ps,
 	return 0;
 }
 
+/* [FB] §4 for a list of network sizes: a table, JSON, a plot. */
+static int cost(const struct opts *o)
+{
+	static const uint64_t dflt[] = {256,  512,   1024,  2048, 4096,
+					8192, 16384, 32768, 65536};
+	uint64_t sizes[64];
+	uint32_t nsizes = 0;
+	struct df_cost_params cp;
+	FILE *js = NULL, *dat = NULL;
+	char path[512];
+
+	if (o->nodes) {
+		const char *s = o->nodes;
+		while (*s && nsizes < 64) {
+			char *end;
+			unsigned long long v = strtoull(s, &end, 10);
+			if (end == s || v < 2 || v > (1ULL << 24) ||
+			    (*end && *end != ',')) {
+				fprintf(stderr,
+					"dfemu-topo: --nodes %s: a comma list "
+					"of node counts 2..16777216\n",
+					o->nodes);
+				return 2;
+			}
+			sizes[nsizes++] = v;
+			s = *end ? end + 1 : end;
+		}
+	} else {
+		memcpy(sizes, dflt, sizeof(dflt));
+		nsizes = sizeof(dflt) / sizeof(dflt[0]);
+	}
+	df_cost_defaults(&cp);
+	if (o->json)
+		js = strcmp(o->json, "-") ? fopen(o->json, "w") : stdout;
+	if (o->plot) {
+		if (mkdir(o->plot, 0755) && errno != EEXIST)
+			return 3;
+		snprintf(path, sizeof(path), "%s/cost.dat", o->plot);
+		dat = fopen(path, "w");
+	}
+	if ((o->json && js == NULL) || (o->plot && dat == NULL)) {
+		fprintf(stderr, "dfemu-topo: cannot write the output: %s\n",
+			strerror(errno));
+		return 3;
+	}
+	if (js != stdout)
+		printf("dfemu-topo cost: [FB] §4 model, radix-%u routers, $ "
+		       "per "
+		       "node (links share, avg cable m)\n%8s",
+		       cp.radix, "N");
+	for (int t = 0; js != stdout && t < DF_COST_NTOPO; t++)
+		printf(" %30s", df_cost_topo_name(t));
+	if (js != stdout)
+		printf("  FB vs Clos  DF vs FB\n");
+	if (js)
+		fprintf(js, "{\"model\": \"[FB] section 4\", \"sizes\": [");
+	for (uint32_t i = 0; i < nsizes; i++) {
+		struct df_cost c[DF_COST_NTOPO];
+		int ok[DF_COST_NTOPO];
+		for (int t = 0; t < DF_COST_NTOPO; t++)
+			ok[t] = df_cost_of(t, sizes[i], &cp, &c[t]) == 0;
+		if (js != stdout) {
+			printf("%8llu", (unsigned long long)sizes[i]);
+			for (int t = 0; t < DF_COST_NTOPO; t++)
+				if (ok[t])
+					printf("  %8.1f (%2.0f %%, %5.1f m)",
+					       c[t].cost_total / sizes[i],
+					       100 * c[t].cost_links /
+						       c[t].cost_total,
+					       c[t].cable_m_avg);
+				else
+					printf(" %30s", "-");
+			printf("  %8.1f %%  %7.1f %%\n",
+			       100 * (1 - c[1].cost_total / c[2].cost_total),
+			       100 * (1 - c[0].cost_total / c[1].cost_total));
+		}
+		if (js) {
+			fprintf(js, "%s\n {\"nodes\": %llu", i ? "," : "",
+				(unsigned long long)sizes[i]);
+			for (int t = 0; t < DF_COST_NTOPO; t++)
+				if (ok[t])
+					fprintf(js,
+						", \"%s\": {\"per_node\": "
+						"%.2f, \"total\": %.0f, "
+						"\"routers\": %.0f, "
+						"\"backplane_links\": %.0f, "
+						"\"cables\": %.0f, "
+						"\"long_cables\": %.0f, "
+						"\"cable_m_avg\": %.2f, "
+						"\"link_share\": %.4f, "
+						"\"shape\": \"%s\"}",
+						df_cost_topo_name(t),
+						c[t].cost_total / sizes[i],
+						c[t].cost_total, c[t].routers,
+						c[t].backplane_links,
+						c[t].cables, c[t].long_cables,
+						c[t].cable_m_avg,
+						c[t].cost_links /
+							c[t].cost_total,
+						c[t].shape);
+			fprintf(js, "}");
+		}
+		if (dat)
+			fprintf(dat, "%llu %.2f %.2f %.2f\n",
+				(unsigned long long)sizes[i],
+				c[0].cost_total / sizes[i],
+				c[1].cost_total / sizes[i],
+				c[2].cost_total / sizes[i]);
+	}
+	if (js) {
+		fprintf(js, "\n]}\n");
+		if (js != stdout)
+			fclose(js);
+	}
+	if (dat) {
+		char cmd[1200];
+		fclose(dat);
+		snprintf(cmd, sizeof(cmd),
+			 "gnuplot -e \"set terminal png size 800,480; set "
+			 "output '%s/cost.png'; set logscale x 2; set xlabel "
+			 "'nodes'; set ylabel '$ per node'; set key left top; "
+			 "set title 'network cost, [FB] section 4 model'; "
+			 "plot '%s' using 1:2 with linespoints title "
+			 "'dragonfly', '' using 1:3 with linespoints title "
+			 "'flattened butterfly', '' using 1:4 with "
+			 "linespoints title 'folded Clos'\"",
+			 o->plot, path);
+		if (system(cmd) != 0) {
+			fprintf(stderr, "dfemu-topo: --plot: gnuplot failed\n");
+			return 3;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
@@ -409,6 +558,8 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	if (!strcmp(o.cmd, "cost"))
+		return cost(&o);
 	df_config_defaults(&cfg);
 	if (df_config_load(&cfg, o.config, o.sets, o.nsets, err, sizeof(err))) {
 		fprintf(stderr, "dfemu-topo: %s\n", err);
