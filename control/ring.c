@@ -28,6 +28,98 @@ static int link_to(const struct df_topo *t, uint32_t G, uint32_t H, uint32_t k,
 	return -1;
 }
 
+/* The ring from a group order seq[] and, for each group seq[i], the
+ * router it is entered by (entry[i]) and the router and port it leaves by
+ * toward seq[i+1]: entry first, the group's other routers in index order,
+ * exit last. */
+static void assemble(struct df_ring *ring, const struct df_topo *t,
+		     const uint32_t *seq, const uint32_t *entry,
+		     const uint32_t *exit_r, const uint32_t *exit_p)
+{
+	uint32_t a = t->a, n = 0;
+
+	for (uint32_t i = 0; i < t->g; i++) {
+		uint32_t G = seq[i], in = entry[i], out = exit_r[i];
+		ring->order[n++] = in;
+		for (uint32_t j = 0; j < a; j++) {
+			uint32_t r = G * a + j;
+			if (r != in && r != out)
+				ring->order[n++] = r;
+		}
+		if (out != in)
+			ring->order[n++] = out;
+		ring->next[out] = (uint8_t)exit_p[i];
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = ring->order[i], s = ring->order[(i + 1) % n];
+		ring->pos[r] = i;
+		if (r / a == s / a)
+			ring->next[r] = (uint8_t)df_local_port(t, r % a, s % a);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = ring->order[i], s = ring->order[(i + 1) % n];
+		ring->prev[s] =
+			t->ports[r * t->nports + ring->next[r]].peer_port;
+	}
+}
+
+/* Search state: groups in ring order so far, and the links chosen. */
+struct search {
+	const struct df_topo *t;
+	uint32_t *seq, *entry, *exit_r, *exit_p;
+	uint8_t *used;
+	uint64_t budget; /* node expansions left */
+};
+
+/*
+ * Depth-first search for a group order (a Hamiltonian cycle of the group
+ * graph) and links such that, in every group, the router it is entered
+ * by differs from the router it is left by (a > 1), so the ring passes
+ * through every router of the group. Group i is seq[i]; candidates are
+ * tried by offset from it, so G -> G+1 orders come first.
+ */
+static int dfs(struct search *s, uint32_t i)
+{
+	const struct df_topo *t = s->t;
+	uint32_t g = t->g, a = t->a, G = s->seq[i];
+	int last = i + 1 == g;
+
+	for (uint32_t o = 1; o < g; o++) {
+		uint32_t H = last ? s->seq[0] : (G + o) % g;
+		uint32_t from, port;
+		if (!last && s->used[H])
+			continue;
+		for (uint32_t k = 0; link_to(t, G, H, k, &from, &port) == 0;
+		     k++) {
+			uint32_t in = t->ports[from * t->nports + port].peer;
+			if (s->budget == 0)
+				return -1;
+			s->budget--;
+			if (a > 1 && i > 0 && s->entry[i] == from)
+				continue;
+			if (a > 1 && last && in == s->exit_r[0])
+				continue;
+			s->exit_r[i] = from;
+			s->exit_p[i] = port;
+			if (last) {
+				s->entry[0] = in;
+				return 0;
+			}
+			s->seq[i + 1] = H;
+			s->entry[i + 1] = in;
+			s->used[H] = 1;
+			if (dfs(s, i + 1) == 0)
+				return 0;
+			s->used[H] = 0;
+			if (s->budget == 0)
+				return -1;
+		}
+		if (last)
+			break;
+	}
+	return -1;
+}
+
 /*
  * Group order G_0 = 0, G_{i+1} = G_i + step. For each hop choose a global
  * link so that, in every group, the router it enters by differs from the
@@ -35,17 +127,17 @@ static int link_to(const struct df_topo *t, uint32_t G, uint32_t H, uint32_t k,
  * which is exact when there is one link per pair (each choice forced).
  */
 static int try_step(struct df_ring *ring, const struct df_topo *t,
-		    uint32_t step)
+		    uint32_t step, uint32_t *seq, uint32_t *entry,
+		    uint32_t *exit_r, uint32_t *exit_p)
 {
-	uint32_t g = t->g, a = t->a, n = 0;
-	uint32_t *exit_r = malloc(g * sizeof(*exit_r));
-	uint32_t *exit_p = malloc(g * sizeof(*exit_p));
-	uint32_t *entry = malloc(g * sizeof(*entry));
-	int ok = exit_r && exit_p && entry;
+	uint32_t g = t->g, a = t->a;
+	int ok = 1;
 
+	for (uint32_t i = 0; i < g; i++)
+		seq[i] = i * step % g;
 	/* the link from group i (in ring order) to group i+1 */
 	for (uint32_t i = 0; ok && i < g; i++) {
-		uint32_t G = i * step % g, H = (i + 1) * step % g;
+		uint32_t G = seq[i], H = seq[(i + 1) % g];
 		uint32_t from, port, k = 0;
 		ok = 0;
 		while (link_to(t, G, H, k++, &from, &port) == 0) {
@@ -66,40 +158,11 @@ static int try_step(struct df_ring *ring, const struct df_topo *t,
 	}
 	if (ok && a > 1 && entry[0] == exit_r[0])
 		ok = 0;
-	for (uint32_t i = 0; ok && i < g; i++) {
-		uint32_t G = i * step % g, in = entry[i], out = exit_r[i];
-		/* entry first, then the others in index order, exit last */
-		ring->order[n++] = in;
-		for (uint32_t j = 0; j < a; j++) {
-			uint32_t r = G * a + j;
-			if (r != in && r != out)
-				ring->order[n++] = r;
-		}
-		if (out != in)
-			ring->order[n++] = out;
-		ring->next[out] = (uint8_t)exit_p[i];
-	}
-	if (ok) {
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t r = ring->order[i],
-				 s = ring->order[(i + 1) % n];
-			ring->pos[r] = i;
-			if (r / a == s / a)
-				ring->next[r] =
-					(uint8_t)df_local_port(t, r % a, s % a);
-		}
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t r = ring->order[i],
-				 s = ring->order[(i + 1) % n];
-			ring->prev[s] = t->ports[r * t->nports + ring->next[r]]
-						.peer_port;
-		}
-		ring->step = step;
-	}
-	free(exit_r);
-	free(exit_p);
-	free(entry);
-	return ok ? 0 : -1;
+	if (!ok)
+		return -1;
+	assemble(ring, t, seq, entry, exit_r, exit_p);
+	ring->step = step;
+	return 0;
 }
 
 int df_ring_build(struct df_ring *ring, const struct df_topo *t, char *err,
@@ -124,15 +187,45 @@ int df_ring_build(struct df_ring *ring, const struct df_topo *t, char *err,
 		snprintf(err, errlen, "out of memory building the escape ring");
 		return -1;
 	}
-	for (uint32_t s = 1; s < t->g; s++)
-		if (df_gcd(s, t->g) == 1 && try_step(ring, t, s) == 0)
-			return df_ring_check(ring, t, err, errlen);
+	struct search sr = {.t = t, .budget = 4000000};
+	uint32_t g = t->g;
+	int found = 0;
+
+	sr.seq = calloc(g, sizeof(uint32_t));
+	sr.entry = calloc(g, sizeof(uint32_t));
+	sr.exit_r = calloc(g, sizeof(uint32_t));
+	sr.exit_p = calloc(g, sizeof(uint32_t));
+	sr.used = calloc(g, 1);
+	if (!sr.seq || !sr.entry || !sr.exit_r || !sr.exit_p || !sr.used)
+		goto out;
+	/* the regular orders first, then any order the search finds */
+	for (uint32_t s = 1; !found && s < g; s++)
+		found = df_gcd(s, g) == 1 &&
+			try_step(ring, t, s, sr.seq, sr.entry, sr.exit_r,
+				 sr.exit_p) == 0;
+	if (!found) {
+		sr.seq[0] = 0;
+		sr.used[0] = 1;
+		if (dfs(&sr, 0) == 0) {
+			assemble(ring, t, sr.seq, sr.entry, sr.exit_r,
+				 sr.exit_p);
+			ring->step = 0;
+			found = 1;
+		}
+	}
+out:
+	free(sr.seq), free(sr.entry), free(sr.exit_r), free(sr.exit_p);
+	free(sr.used);
+	if (found)
+		return df_ring_check(ring, t, err, errlen);
 	df_ring_free(ring);
 	snprintf(err, errlen,
-		 "escape ring: no Hamiltonian ring for p=%u a=%u h=%u g=%u "
-		 "%s: for every group order G -> G+s (s coprime with g), some "
-		 "group would be entered and left through the same router",
-		 t->p, t->a, t->h, t->g, df_arrangement_name(t->arrangement));
+		 "escape ring: no Hamiltonian ring found for p=%u a=%u h=%u "
+		 "g=%u %s: no group order (searched %s) lets every group be "
+		 "entered and left through different routers",
+		 t->p, t->a, t->h, t->g, df_arrangement_name(t->arrangement),
+		 sr.budget == 0 ? "until the search budget ran out"
+				: "exhaustively");
 	return -1;
 }
 

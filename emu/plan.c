@@ -119,11 +119,18 @@ static void ofar_summary(const struct df_plan *pl, FILE *f)
 		"\n  VCs          %u/%u(+1): canonical VCs fully adaptive, "
 		"one escape VC on the ring's links\n",
 		pl->tb.nvcs[DF_LINK_LOCAL], pl->tb.nvcs[DF_LINK_GLOBAL]);
+	char order[48];
+
+	if (ring->step)
+		snprintf(order, sizeof(order), "groups in order G -> G+%u",
+			 ring->step);
+	else
+		snprintf(order, sizeof(order), "group order found by search");
 	fprintf(f,
-		"  escape ring  %u routers, %s, groups in order G -> G+%u, "
-		"starts r%u r%u r%u ...; packets stay after %u entries\n",
+		"  escape ring  %u routers, %s, %s, starts r%u r%u r%u ...; "
+		"packets stay after %u entries\n",
 		ring->n, c->ring == DF_RING_BI ? "bidirectional" : "one way",
-		ring->step, ring->order[0], ring->order[1 % ring->n],
+		order, ring->order[0], ring->order[1 % ring->n],
 		ring->order[2 % ring->n], c->escape_cap);
 	fprintf(f, "  deadlock     checked: the ring visits every router once "
 		   "over existing links; bubble flow control ([OC] §III-A) "

@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "ring.h"
 #include "wiring.h"
 
 static int build(struct df_topo *t, uint32_t a, uint32_t h,
@@ -241,8 +242,83 @@ static void test_bad_file(const char *body, const char *want)
 	unlink(path);
 }
 
+/* The router of group G holding the link to group X (one per pair). */
+static uint32_t holder(const struct df_topo *t, uint32_t G, uint32_t X)
+{
+	for (uint32_t r = G * t->a; r < G * t->a + t->a; r++)
+		for (uint32_t k = 0; k < t->nports; k++)
+			if (t->ports[r * t->nports + k].cls == DF_LINK_GLOBAL &&
+			    t->ports[r * t->nports + k].peer / t->a == X)
+				return r;
+	return UINT32_MAX;
+}
+
+/* Brute force, independent of ring.c: does some order of the groups
+ * (starting at 0) enter and leave every group by different routers?
+ * Heap's algorithm over the other g-1 groups; small g only. */
+static int ring_exists(const struct df_topo *t)
+{
+	uint32_t g = t->g, seq[16], c[16] = {0};
+	uint32_t n = g - 1, *x = seq + 1, i = 1;
+
+	for (uint32_t k = 0; k < g; k++)
+		seq[k] = k;
+	for (;;) {
+		int ok = 1;
+		for (uint32_t k = 0; ok && k < g; k++)
+			ok = holder(t, seq[k], seq[(k + g - 1) % g]) !=
+			     holder(t, seq[k], seq[(k + 1) % g]);
+		if (ok)
+			return 1;
+		while (i < n && c[i] >= i) {
+			c[i] = 0;
+			i++;
+		}
+		if (i >= n)
+			return 0;
+		uint32_t j = i % 2 ? c[i] : 0, tmp = x[j];
+		x[j] = x[i];
+		x[i] = tmp;
+		c[i]++;
+		i = 1;
+	}
+}
+
+/* OFAR's escape ring: found (a regular group order where one works,
+ * else by search, control/ring.c) exactly when one exists, as a brute
+ * force over group orders says (g <= 9). */
+static void test_ring(uint32_t a, uint32_t h)
+{
+	for (int arr = 0; arr <= DF_ARR_NAUTILUS; arr++) {
+		struct df_topo t;
+		struct df_ring ring;
+		char err[512] = "";
+		if (arr == DF_ARR_CIRCULANT && h % 2)
+			continue;
+		if (build(&t, a, h, arr, NULL, err, sizeof(err))) {
+			CHECK(0, "ring set-up: %s", err);
+			continue;
+		}
+		int ok = df_ring_build(&ring, &t, err, sizeof(err)) == 0;
+		int exists = t.g <= 9 ? ring_exists(&t) : 1;
+		CHECK(ok == exists && (!ok || ring.n == t.nrouters),
+		      "a=%u h=%u %s: escape ring %s (%s) %s", a, h,
+		      df_arrangement_name(arr),
+		      ok ? "through all routers" : "refused",
+		      ok ? (ring.step ? "regular order" : "searched order")
+			 : "none exists, by brute force",
+		      ok ? "" : err);
+		if (ok)
+			df_ring_free(&ring);
+		df_topo_free(&t);
+	}
+}
+
 int main(void)
 {
+	for (uint32_t a = 2; a <= 8; a++)
+		for (uint32_t h = 1; h <= 4; h++)
+			test_ring(a, h);
 	for (uint32_t a = 1; a <= 8; a++)
 		for (uint32_t h = 1; h <= 5; h++)
 			if (a * (a * h + 1) <= 4096 && a + h <= 31)

@@ -205,6 +205,16 @@ run --config "$REF" $SHORT --quiet --json "$TMP/s.json" \
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); p=r["paths"]; sys.exit(0 if 0 < p["nonminimal"] < p["minimal"] else 1)' "$TMP/s.json"
 ok $? "routing.algorithm = shortest: a run completes, accounted for, some packets on two-global shortcuts"
 
+# OFAR on wirings whose escape ring needs the searched group order
+for arr in circulant nautilus; do
+	# shellcheck disable=SC2086
+	run --config "$REF" $SHORT --quiet --json "$TMP/o.json" \
+		--set topology.arrangement=$arr --set routing.algorithm=ofar \
+		--eal $EAL --file-prefix=dfcli6-$$
+	[ "$rc" -eq 0 ] && jsoncheck "$TMP/o.json"
+	ok $? "arrangement $arr, ofar (searched escape ring): a run completes, accounted for"
+done
+
 # every global-link arrangement forwards (the reference shape, MIN and VAL)
 for arr in absolute circulant helix nautilus; do
 	for alg in min val; do
