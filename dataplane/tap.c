@@ -38,8 +38,10 @@ void dp_cap_copy(struct dp_lcore *lc, struct dp_link *l, struct rte_mbuf *m,
 		   : pk->flags & DP_PKT_NONMIN ? DP_ROUTE_NONMINIMAL
 					       : DP_ROUTE_MINIMAL;
 	r->external = (pk->flags & DP_PKT_EXTERNAL) != 0;
-	if (rte_pktmbuf_read(m, 0, n, r->data) != r->data)
-		memcpy(r->data, rte_pktmbuf_read(m, 0, n, r->data), n);
+	/* rte_pktmbuf_read copies only when the bytes span segments */
+	const void *src = rte_pktmbuf_read(m, 0, n, r->data);
+	if (src != r->data)
+		memcpy(r->data, src, n);
 	if (unlikely(rte_ring_sp_enqueue(lc->cap_ring, r) != 0)) {
 		rte_mempool_put(run->cap_pool, r);
 		l->cap_skipped++;
