@@ -100,7 +100,15 @@ const char *df_link_class_name(enum df_link_class c)
 	 "virtual channels on a " cn " link"}
 /* clang-format on */
 
+static const char *const type_names[] = {"dragonfly", "flatfly", NULL};
+
 static const struct key_def keys[] = {
+	{"topology", "type", K_ENUM, OFF(type), 0, 0, type_names,
+	 "dragonfly, or flatfly: the flattened butterfly of [FB] (k, n)"},
+	{"topology", "k", K_U32, OFF(k), 2, 64, NULL,
+	 "flatfly: k-ary (terminals per router, routers per dimension)"},
+	{"topology", "n", K_U32, OFF(n), 2, 8, NULL,
+	 "flatfly: n-flat (n-1 dimensions of routers)"},
 	{"topology", "p", K_U32, OFF(p), 1, 64, NULL, "terminals per router"},
 	{"topology", "a", K_U32, OFF(a), 1, 64, NULL, "routers per group"},
 	{"topology", "h", K_U32, OFF(h), 1, 64, NULL,
@@ -707,11 +715,36 @@ static int apply_set(struct df_config *cfg, const char *set, char *err,
 
 #define AT(sec, key) df_config_origin(c, sec, key)
 
+static int flatfly_validate(const struct df_config *c, char *err, size_t n)
+{
+	uint32_t radix = c->n * (c->k - 1) + 1;
+
+	if ((uint64_t)c->a * c->g > 4096) {
+		fmt_err(err, n,
+			"%s: [topology] a %u-ary %u-flat has more than 4096 "
+			"routers",
+			AT("topology", "n"), c->k, c->n);
+		return -1;
+	}
+	if (radix > 32) {
+		fmt_err(err, n,
+			"%s: [topology] a %u-ary %u-flat needs routers of "
+			"radix n(k-1)+1 = %u; at most 32 are supported",
+			AT("topology", "k"), c->k, c->n, radix);
+		return -1;
+	}
+	if (df_term_validate(c, err, n))
+		return -1;
+	return df_cap_validate(c, err, n);
+}
+
 int df_config_validate(const struct df_config *c, char *err, size_t n)
 {
 	uint32_t gmax = c->a * c->h + 1;
 	uint32_t radix = c->p + (c->a - 1) + c->h;
 
+	if (c->type == DF_TOPO_FLATFLY)
+		return flatfly_validate(c, err, n);
 	if (c->g < 2 || c->g > gmax) {
 		fmt_err(err, n,
 			"%s: [topology] g = %u is not allowed with a = %u, "
@@ -814,6 +847,43 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 	return df_cap_validate(c, err, n);
 }
 
+/*
+ * A k-ary n-flat ([FB] §2.1) in dragonfly terms: p = k terminals per
+ * router, the k routers along dimension 1 a fully connected "group"
+ * (a = k, local links), the other n-2 dimensions the "global" links (h =
+ * (n-2)(k-1) per router), g = k^(n-2) groups. Router radix k' =
+ * p + a-1 + h = n(k-1)+1 as [FB] Eq. (1) has it.
+ */
+static int flatfly_shape(struct df_config *c, char *err, size_t n)
+{
+	static const char *const derived[] = {"p", "a", "h", "g"};
+	uint64_t g = 1;
+
+	for (int i = 0; i < 4; i++)
+		if (c->origin[find_key("topology", derived[i]) - keys][0]) {
+			fmt_err(err, n,
+				"%s: [topology] %s is set, but with type = "
+				"flatfly p, a, h and g follow from k and n "
+				"(k-ary n-flat); remove it",
+				AT("topology", derived[i]), derived[i]);
+			return -1;
+		}
+	if (c->k == 0 || c->n == 0) {
+		fmt_err(err, n,
+			"%s: [topology] type = flatfly needs k and n (a k-ary "
+			"n-flat, [FB] §2.1), e.g. k = 4, n = 2",
+			AT("topology", "type"));
+		return -1;
+	}
+	for (uint32_t i = 2; i < c->n && g <= 4096; i++)
+		g *= c->k;
+	c->p = c->k;
+	c->a = c->k;
+	c->h = (c->n - 2) * (c->k - 1);
+	c->g = (uint32_t)(g <= 4096 ? g : 4097);
+	return 0;
+}
+
 int df_config_load(struct df_config *cfg, const char *path,
 		   const char *const *sets, int nsets, char *err, size_t n)
 {
@@ -823,6 +893,8 @@ int df_config_load(struct df_config *cfg, const char *path,
 	for (int i = 0; i < nsets; i++)
 		if (apply_set(cfg, sets[i], err, n))
 			return -1;
+	if (cfg->type == DF_TOPO_FLATFLY && flatfly_shape(cfg, err, n))
+		return -1;
 	if (cfg->g == 0)
 		cfg->g = cfg->a * cfg->h + 1;
 	for (int k = 0; k < DF_LINK_NCLASS; k++)

@@ -13,6 +13,11 @@ enum df_link_class {
 	DF_LINK_NCLASS = 3,
 };
 
+enum df_topo_type {
+	DF_TOPO_DRAGONFLY = 0,
+	DF_TOPO_FLATFLY = 1, /* [FB] k-ary n-flat */
+};
+
 enum df_arrangement {
 	DF_ARR_RELATIVE = 0,  /* [SP] §III, "palm tree" */
 	DF_ARR_ABSOLUTE = 1,  /* [SP] §IV, "consecutive" */
@@ -113,6 +118,8 @@ struct df_config {
 	char origin[DF_CFG_MAX_KEYS][80];
 
 	/* [topology] */
+	enum df_topo_type type;
+	uint32_t k, n; /* flatfly: k-ary n-flat ([FB] §2.1) */
 	uint32_t p, a, h, g;
 	enum df_arrangement arrangement;
 	char arr_file[256]; /* arrangement = file:PATH */

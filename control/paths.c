@@ -148,7 +148,11 @@ static double valiant_mean(const struct df_topo *t, const uint8_t *hm)
 				}
 			}
 			/* best is the HM length to the nearest switch of I,
-			 * i.e. (s != u) + 1: the landing switch v */
+			 * i.e. (s != u) + 1: the landing switch v; none if
+			 * no global link joins the groups (a flattened
+			 * butterfly's non-adjacent "groups") */
+			if (v == UINT32_MAX)
+				continue;
 			for (uint32_t d = 0; d < n; d++) {
 				if (d == s || d / a == I)
 					continue;

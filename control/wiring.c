@@ -356,10 +356,45 @@ out:
 	return rc;
 }
 
+/*
+ * Flattened butterfly ([FB] §2.1 Eq. (1)): router i has coordinate
+ * c_d = floor(i / k^(d-1)) mod k in dimension d = 1..n-1 and links to the
+ * k-1 routers that differ from it in c_d alone. Dimension 1 is the
+ * "group" clique (local ports, wired with the dragonfly's); dimension
+ * d >= 2 takes global ports (d-2)(k-1).. in order of the other router's
+ * coordinate.
+ */
+static int wire_flatfly(struct df_topo *t)
+{
+	uint32_t k = t->k, gbase = t->p + t->a - 1, stride = k;
+
+	for (uint32_t d = 2; d < t->n; d++, stride *= k)
+		for (uint32_t r = 0; r < t->nrouters; r++) {
+			uint32_t c = r / stride % k;
+			for (uint32_t m = 0; m < k; m++) {
+				if (m == c)
+					continue;
+				uint32_t s = r - c * stride + m * stride;
+				struct df_port_info *pi =
+					&t->ports[r * t->nports + gbase +
+						  (d - 2) * (k - 1) +
+						  (m < c ? m : m - 1)];
+				pi->cls = DF_LINK_GLOBAL;
+				pi->peer = s;
+				pi->peer_port = gbase + (d - 2) * (k - 1) +
+						(c < m ? c : c - 1);
+			}
+		}
+	return 0;
+}
+
 int df_topo_build(struct df_topo *t, const struct df_config *cfg, char *err,
 		  size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
+	t->type = cfg->type;
+	t->k = cfg->k;
+	t->n = cfg->n;
 	t->p = cfg->p;
 	t->a = cfg->a;
 	t->h = cfg->h;
@@ -390,7 +425,8 @@ int df_topo_build(struct df_topo *t, const struct df_config *cfg, char *err,
 			pi[port].peer_port = df_local_port(t, j, i);
 		}
 	}
-	if (t->arrangement == DF_ARR_FILE
+	if (t->type == DF_TOPO_FLATFLY ? wire_flatfly(t)
+	    : t->arrangement == DF_ARR_FILE
 		    ? wire_file(t, cfg->arr_file, err, errlen)
 	    : t->arrangement >= DF_ARR_CIRCULANT
 		    ? wire_sp(t, err, errlen)
@@ -416,10 +452,34 @@ void df_topo_free(struct df_topo *t)
 	t->ports = NULL;
 }
 
+/* Flattened butterfly: every router-to-router port leads to a router
+ * that differs in exactly one coordinate ([FB] Eq. (1)). */
+static int flatfly_check(const struct df_topo *t, char *err, size_t errlen)
+{
+	for (uint32_t r = 0; r < t->nrouters; r++)
+		for (uint32_t q = t->p; q < t->nports; q++) {
+			uint32_t s = t->ports[r * t->nports + q].peer, diff = 0;
+			for (uint32_t x = r, y = s, d = 1; d < t->n;
+			     d++, x /= t->k, y /= t->k)
+				diff += x % t->k != y % t->k;
+			if (s == DF_NO_PEER || diff != 1) {
+				snprintf(err, errlen,
+					 "wiring: flattened butterfly router "
+					 "%u port %u does not lead to a router "
+					 "one coordinate away",
+					 r, q);
+				return -1;
+			}
+		}
+	return 0;
+}
+
 int df_topo_check(const struct df_topo *t, char *err, size_t errlen)
 {
-	uint32_t kmin = t->a * t->h / (t->g - 1);
-	uint32_t kmax = kmin + (t->a * t->h % (t->g - 1) != 0);
+	/* dragonfly: links per group pair ([DF] §3.1); a flattened
+	 * butterfly with one "group" has none */
+	uint32_t kmin = t->g > 1 ? t->a * t->h / (t->g - 1) : 0;
+	uint32_t kmax = t->g > 1 ? kmin + (t->a * t->h % (t->g - 1) != 0) : 0;
 	uint32_t unused = 0;
 	uint32_t *pairs = calloc((size_t)t->g * t->g, sizeof(*pairs));
 	int rc = -1;
@@ -466,6 +526,10 @@ int df_topo_check(const struct df_topo *t, char *err, size_t errlen)
 			if (pi->cls == DF_LINK_GLOBAL)
 				pairs[G * t->g + X]++;
 		}
+	}
+	if (t->type == DF_TOPO_FLATFLY) {
+		rc = flatfly_check(t, err, errlen);
+		goto out;
 	}
 	for (uint32_t G = 0; G < t->g; G++)
 		for (uint32_t X = 0; X < t->g; X++)

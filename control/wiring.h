@@ -24,6 +24,8 @@ struct df_port_info {
 };
 
 struct df_topo {
+	enum df_topo_type type;
+	uint32_t k, n; /* flatfly: k-ary n-flat; p = a = k, g = k^(n-2) */
 	uint32_t p, a, h, g;
 	enum df_arrangement arrangement;
 	uint32_t nrouters, nterms, nports;

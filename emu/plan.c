@@ -52,6 +52,15 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 	pl->cfg = *cfg;
 	if (df_topo_build(&pl->topo, cfg, err, errlen))
 		goto fail;
+	if (cfg->type == DF_TOPO_FLATFLY) {
+		snprintf(err, errlen,
+			 "%s: [topology] type = flatfly: the flattened "
+			 "butterfly is wired and analysed (dfemu-topo wiring, "
+			 "paths) but not emulated yet: its routing (min-ad, "
+			 "val, ugal, ugal-s, clos-ad) is still to come",
+			 df_config_origin(cfg, "topology", "type"));
+		goto fail;
+	}
 	if (df_tables_build(&pl->tb, &pl->topo, err, errlen))
 		goto fail;
 	if (cfg->algorithm == DF_ALG_SHORTEST &&

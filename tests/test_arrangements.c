@@ -10,7 +10,9 @@
  *   helix: an up link lands one switch higher; h = 1 equals relative;
  *   nautilus: every link lands, at one end, on switch (other group) mod a.
  * And file:PATH reproduces a wiring from its link list, and refuses bad
- * lists with file and line. No EAL needed.
+ * lists with file and line; OFAR's escape ring exists exactly when a
+ * brute force finds one; the flattened butterfly's wiring ([FB] §2).
+ * No EAL needed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "paths.h"
 #include "ring.h"
 #include "wiring.h"
 
@@ -314,8 +317,88 @@ static void test_ring(uint32_t a, uint32_t h)
 	}
 }
 
+/* Flattened butterfly ([FB] §2.1-2.2): k^(n-1) routers of radix
+ * n(k-1)+1, k-1 links per dimension each to the router differing in that
+ * coordinate only; shortest distance = number of differing digits, with
+ * j! shortest paths for j of them. */
+static void test_flatfly(uint32_t k, uint32_t n)
+{
+	struct df_config c;
+	struct df_topo t;
+	struct df_paths ps;
+	char err[512] = "";
+	int ok = 1;
+
+	df_config_defaults(&c);
+	c.type = DF_TOPO_FLATFLY;
+	c.k = k;
+	c.n = n;
+	c.p = c.a = k;
+	c.h = (n - 2) * (k - 1);
+	c.g = 1;
+	for (uint32_t i = 2; i < n; i++)
+		c.g *= k;
+	if (df_topo_build(&t, &c, err, sizeof(err)) ||
+	    df_paths_compute(&ps, &t, err, sizeof(err))) {
+		CHECK(0, "%u-ary %u-flat builds: %s", k, n, err);
+		return;
+	}
+	ok &= t.nports == n * (k - 1) + 1 && t.nterms == t.nrouters * k;
+	for (uint32_t r = 0; r < t.nrouters; r++) {
+		uint32_t per[8] = {0};
+		for (uint32_t q = t.p; q < t.nports; q++) {
+			uint32_t s = t.ports[r * t.nports + q].peer, dims = 0;
+			uint32_t x = r, y = s, dim = 0;
+			for (uint32_t d = 1; d < n; d++, x /= k, y /= k)
+				if (x % k != y % k) {
+					dims++;
+					dim = d;
+				}
+			ok &= dims == 1;
+			if (dims == 1)
+				per[dim]++;
+		}
+		for (uint32_t d = 1; d < n; d++)
+			ok &= per[d] == k - 1;
+	}
+	for (uint32_t s = 0; s < ps.n; s++)
+		for (uint32_t d = 0; d < ps.n; d++) {
+			uint32_t j = 0;
+			uint64_t fact = 1;
+			for (uint32_t x = s, y = d, i = 1; i < n;
+			     i++, x /= k, y /= k)
+				j += x % k != y % k;
+			for (uint32_t i = 2; i <= j; i++)
+				fact *= i;
+			ok &= ps.dist[(size_t)s * ps.n + d] == j &&
+			      ps.nshort[(size_t)s * ps.n + d] == fact;
+		}
+	CHECK(ok,
+	      "%u-ary %u-flat: %u routers of radix %u, k-1 links per "
+	      "dimension one coordinate away, distance = differing digits "
+	      "with j! shortest paths",
+	      k, n, t.nrouters, t.nports);
+	if (k == 2 && n == 4) {
+		/* [FB] Fig. 1(d): "R4' is connected to R5' in dimension 1,
+		 * R6' in dimension 2, and R0' in dimension 3" */
+		const struct df_port_info *p4 = &t.ports[4 * t.nports];
+		CHECK(p4[t.p].peer == 5 && p4[t.p + 1].peer == 6 &&
+			      p4[t.p + 2].peer == 0,
+		      "2-ary 4-flat: R4 links R5, R6, R0 in dimensions 1-3 "
+		      "([FB] Fig. 1(d))");
+	}
+	df_paths_free(&ps);
+	df_topo_free(&t);
+}
+
 int main(void)
 {
+	static const uint32_t ff[][2] = {{2, 2}, {4, 2}, {8, 2}, {16, 2},
+					 {2, 3}, {3, 3}, {4, 3}, {2, 4},
+					 {3, 4}, {4, 4}, {2, 5}, {2, 6}};
+
+	for (size_t i = 0; i < sizeof(ff) / sizeof(ff[0]); i++)
+		test_flatfly(ff[i][0], ff[i][1]);
 	for (uint32_t a = 2; a <= 8; a++)
 		for (uint32_t h = 1; h <= 4; h++)
 			test_ring(a, h);

@@ -205,6 +205,12 @@ run --config "$REF" $SHORT --quiet --json "$TMP/s.json" \
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); p=r["paths"]; sys.exit(0 if 0 < p["nonminimal"] < p["minimal"] else 1)' "$TMP/s.json"
 ok $? "routing.algorithm = shortest: a run completes, accounted for, some packets on two-global shortcuts"
 
+# a flattened butterfly is wired and analysed, not emulated yet
+printf '[topology]\ntype = flatfly\nk = 4\nn = 3\n' >"$TMP/ff.ini"
+run --check --config "$TMP/ff.ini"
+expect_rc 2 "--check on a flattened butterfly"
+has "$TMP/err" "not emulated yet" "flatfly: says the emulation is still to come"
+
 # OFAR on wirings whose escape ring needs the searched group order
 for arr in circulant nautilus; do
 	# shellcheck disable=SC2086

@@ -78,6 +78,22 @@ ok $? "an unknown command: exit 2, the commands named"
 "$TOPO" wiring --format xml >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "allowed text, json, dot" "$TMP/err"
 ok $? "an unknown format: exit 2, the formats named"
+# the flattened butterfly: wiring and paths ([FB] §2.2: j differing
+# digits, j! shortest routes)
+"$TOPO" paths --set topology.type=flatfly --set topology.k=3 \
+	--set topology.n=4 --pairs --json - >"$TMP/ff.json"
+python3 - "$TMP/ff.json" <<'PY'
+import json, math, sys
+p = json.load(open(sys.argv[1]))
+k, n = p["k"], p["n"]
+assert p["type"] == "flatfly" and p["switches"] == k ** (n - 1)
+for s, d, dist, cnt in p["pairs"]:
+    j = sum((s // k ** x) % k != (d // k ** x) % k for x in range(n - 1))
+    assert dist == j and cnt == math.factorial(j), (s, d, dist, cnt)
+assert p["diameter"] == n - 1
+PY
+ok $? "paths on a 3-ary 4-flat: distance = differing digits, j! shortest paths, diameter n-1"
+
 # the cost model ([FB] §4): the counts the papers state
 "$TOPO" cost --json "$TMP/c.json" --plot "$TMP/cplot" >"$TMP/c.txt"
 ok $? "cost with --json and --plot"

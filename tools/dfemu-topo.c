@@ -154,6 +154,12 @@ static void name(const struct df_topo *t, uint32_t r, char *buf, size_t n)
 static void wiring_text(const struct df_topo *t, const struct df_config *c,
 			FILE *f)
 {
+	if (t->type == DF_TOPO_FLATFLY)
+		fprintf(f,
+			"dfemu-topo wiring: %u-ary %u-flat (flattened "
+			"butterfly): dimension 1 = the groups' local links, "
+			"dimensions 2.. = global ports\n",
+			t->k, t->n);
 	fprintf(f,
 		"dfemu-topo wiring: p=%u a=%u h=%u g=%u arrangement=%s%s%s\n"
 		"%u routers, %u global links, %u local, %u terminal\n"
@@ -272,9 +278,56 @@ static int png(const struct df_topo *t, const char *out)
 	return 0;
 }
 
+/* A flattened butterfly has no HM or Valiant-group paths: distances and
+ * shortest-path counts only ([FB] §2.2: j differing digits, j! routes). */
+static void flatfly_text(const struct df_topo *t, const struct df_paths *ps,
+			 FILE *f)
+{
+	fprintf(f,
+		"dfemu-topo paths: %u-ary %u-flat (flattened butterfly), %u "
+		"routers\n  switch pairs            %llu (ordered)\n"
+		"  diameter                %u\n  distance histogram     ",
+		t->k, t->n, t->nrouters, (unsigned long long)ps->pairs,
+		ps->diameter);
+	for (uint32_t d = 1; d <= ps->diameter && d < 16; d++)
+		fprintf(f, " %u:%llu", d, (unsigned long long)ps->dist_hist[d]);
+	fprintf(f, "\n  mean shortest           %.4f hops\n",
+		ps->mean_shortest);
+}
+
+static void flatfly_json(const struct df_topo *t, const struct df_paths *ps,
+			 int pairs, FILE *f)
+{
+	fprintf(f,
+		"{\"type\": \"flatfly\", \"k\": %u, \"n\": %u, "
+		"\"switches\": %u, \"switch_pairs\": %llu, \"diameter\": "
+		"%u, \"mean_shortest\": %.6f",
+		t->k, t->n, ps->n, (unsigned long long)ps->pairs, ps->diameter,
+		ps->mean_shortest);
+	if (pairs) {
+		fprintf(f, ",\n \"pairs\": [");
+		for (uint32_t s = 0; s < ps->n; s++)
+			for (uint32_t d = 0; d < ps->n; d++) {
+				size_t i = (size_t)s * ps->n + d;
+				if (s == d)
+					continue;
+				fprintf(f, "%s[%u, %u, %u, %llu]",
+					i > 1 ? ", " : "", s, d, ps->dist[i],
+					(unsigned long long)ps->nshort[i]);
+			}
+		fprintf(f, "],\n \"pair_fields\": [\"source\", \"dest\", "
+			   "\"shortest\", \"shortest_paths\"]");
+	}
+	fprintf(f, "}\n");
+}
+
 static void paths_text(const struct df_topo *t, const struct df_paths *ps,
 		       int pairs, FILE *f)
 {
+	if (t->type == DF_TOPO_FLATFLY) {
+		flatfly_text(t, ps, f);
+		return;
+	}
 	fprintf(f,
 		"dfemu-topo paths: p=%u a=%u h=%u g=%u arrangement=%s\n"
 		"  switch pairs            %llu (ordered)\n"
@@ -322,6 +375,10 @@ static void paths_text(const struct df_topo *t, const struct df_paths *ps,
 static void paths_json(const struct df_topo *t, const struct df_paths *ps,
 		       int pairs, FILE *f)
 {
+	if (t->type == DF_TOPO_FLATFLY) {
+		flatfly_json(t, ps, pairs, f);
+		return;
+	}
 	fprintf(f,
 		"{\"p\": %u, \"a\": %u, \"h\": %u, \"g\": %u, "
 		"\"arrangement\": \"%s\",\n \"switches\": %u, "
