@@ -144,11 +144,11 @@ cat configs/small.ini "$TMP/h.ini" >"$TMP/hosts.ini"
 	--json "$TMP/h.json" $EAL >"$TMP/hlog" 2>&1 &
 emu=$!
 ip5=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[5]["ip"])' "$TMP/addr.json")
-ip netns exec "${P}5" python3 - "$ip5" >"$TMP/recv" 2>&1 <<'PY' &
+ip netns exec "${P}5" python3 - "$ip5" "$TMP/bound" >"$TMP/recv" 2>&1 <<'PY' &
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind((sys.argv[1], 5000))
-s.settimeout(2)
+open(sys.argv[2], "w").close()  # the sender waits for this
 n = 0
 s.settimeout(15)
 try:
@@ -161,6 +161,12 @@ except OSError:
 print(n)
 PY
 recv=$!
+# the receiver is bound before anything is sent to it
+i=0
+while [ ! -e "$TMP/bound" ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 mac5=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[5]["mac"])' "$TMP/addr.json")
 # probes until dfemu answers ARP (its ports are up), then 20 datagrams
 ip netns exec "${P}0" python3 - "$ip5" "$mac5" <<'PY'
@@ -202,6 +208,13 @@ ok $? "tcpdump in t5's namespace sees the 5 echo requests from t0 ($req)"
 python3 -c 'import sys; r = float(sys.argv[1]); sys.exit(0 if 4.0 <= r < 50 else 1)' "${rtt:-0}"
 ok $? "ping through the dragonfly: min RTT ${rtt:-none} ms, at least twice the 2 ms global latency"
 ip netns exec "${P}5" iperf3 -s -1 -D -I "$TMP/iperf.pid"
+# -D returns before the server listens: wait until it does
+i=0
+until ip netns exec "${P}5" ss -ltn | grep -q ':5201 '; do
+	i=$((i + 1))
+	[ $i -lt 200 ] || break
+	sleep 0.05
+done
 ip netns exec "${P}0" iperf3 -c "$ip5" -t 2 -J >"$TMP/iperf.json" 2>&1
 python3 - "$TMP/iperf.json" <<'PY'
 import json, sys
