@@ -295,6 +295,28 @@ static void flatfly_text(const struct df_topo *t, const struct df_paths *ps,
 		ps->mean_shortest);
 }
 
+/* Every ordered pair: source, destination, HM length (dragonfly only),
+ * shortest distance, number of shortest paths. */
+static void json_pairs(const struct df_paths *ps, int hm, FILE *f)
+{
+	fprintf(f, ",\n \"pairs\": [");
+	for (uint32_t s = 0; s < ps->n; s++)
+		for (uint32_t d = 0; d < ps->n; d++) {
+			size_t i = (size_t)s * ps->n + d;
+			if (s == d)
+				continue;
+			fprintf(f, "%s[%u, %u, ", i > 1 ? ", " : "", s, d);
+			if (hm)
+				fprintf(f, "%u, ", ps->hm[i]);
+			fprintf(f, "%u, %llu]", ps->dist[i],
+				(unsigned long long)ps->nshort[i]);
+		}
+	fprintf(f,
+		"],\n \"pair_fields\": [\"source\", \"dest\", %s"
+		"\"shortest\", \"shortest_paths\"]",
+		hm ? "\"hm\", " : "");
+}
+
 static void flatfly_json(const struct df_topo *t, const struct df_paths *ps,
 			 int pairs, FILE *f)
 {
@@ -304,20 +326,8 @@ static void flatfly_json(const struct df_topo *t, const struct df_paths *ps,
 		"%u, \"mean_shortest\": %.6f",
 		t->k, t->n, ps->n, (unsigned long long)ps->pairs, ps->diameter,
 		ps->mean_shortest);
-	if (pairs) {
-		fprintf(f, ",\n \"pairs\": [");
-		for (uint32_t s = 0; s < ps->n; s++)
-			for (uint32_t d = 0; d < ps->n; d++) {
-				size_t i = (size_t)s * ps->n + d;
-				if (s == d)
-					continue;
-				fprintf(f, "%s[%u, %u, %u, %llu]",
-					i > 1 ? ", " : "", s, d, ps->dist[i],
-					(unsigned long long)ps->nshort[i]);
-			}
-		fprintf(f, "],\n \"pair_fields\": [\"source\", \"dest\", "
-			   "\"shortest\", \"shortest_paths\"]");
-	}
+	if (pairs)
+		json_pairs(ps, 0, f);
 	fprintf(f, "}\n");
 }
 
@@ -406,21 +416,8 @@ static void paths_json(const struct df_topo *t, const struct df_paths *ps,
 			c->equal_glg_ggl);
 	}
 	fprintf(f, "\n ]");
-	if (pairs) {
-		fprintf(f, ",\n \"pairs\": [");
-		for (uint32_t s = 0; s < ps->n; s++)
-			for (uint32_t d = 0; d < ps->n; d++) {
-				size_t i = (size_t)s * ps->n + d;
-				if (s == d)
-					continue;
-				fprintf(f, "%s[%u, %u, %u, %u, %llu]",
-					i > 1 ? ", " : "", s, d, ps->hm[i],
-					ps->dist[i],
-					(unsigned long long)ps->nshort[i]);
-			}
-		fprintf(f, "],\n \"pair_fields\": [\"source\", \"dest\", "
-			   "\"hm\", \"shortest\", \"shortest_paths\"]");
-	}
+	if (pairs)
+		json_pairs(ps, 1, f);
 	fprintf(f, "\n}\n");
 }
 
