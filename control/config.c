@@ -733,6 +733,15 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 			AT("topology", "k"), c->k, c->n, radix);
 		return -1;
 	}
+	if (c->algorithm != DF_ALG_MIN && c->algorithm != DF_ALG_VAL) {
+		fmt_err(err, n,
+			"%s: [routing] algorithm = %s is a dragonfly "
+			"algorithm; "
+			"on a flattened butterfly allowed: min (dimension "
+			"order), val (random intermediate router, [FB] §3.1)",
+			AT("routing", "algorithm"), alg_names[c->algorithm]);
+		return -1;
+	}
 	if (df_term_validate(c, err, n))
 		return -1;
 	return df_cap_validate(c, err, n);

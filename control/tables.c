@@ -37,6 +37,35 @@ static uint32_t port_toward(const struct df_topo *t, uint32_t r, uint32_t G,
 	return df_local_port(t, i, holders[(key + i) % nlinks]);
 }
 
+/* Flattened butterfly: the dimension-order next hop from r toward every
+ * router d: the port, in the lowest dimension where they differ, to the
+ * router with d's coordinate there ([FB] Eq. (1) port order). */
+static void fb_tables(struct df_tables *tb, const struct df_topo *t)
+{
+	uint32_t k = t->k, gbase = t->p + t->a - 1;
+
+	for (uint32_t r = 0; r < t->nrouters; r++) {
+		for (uint32_t X = 0; X < t->g; X++)
+			tb->port_to_group[r * t->g + X] = DF_PORT_NONE;
+		for (uint32_t d = 0; d < t->nrouters; d++) {
+			uint8_t *e = &tb->port_to_router[r * t->nrouters + d];
+			uint32_t x = r, y = d, dim = 1;
+			*e = DF_PORT_NONE;
+			if (d == r)
+				continue;
+			while (x % k == y % k) {
+				x /= k;
+				y /= k;
+				dim++;
+			}
+			uint32_t c = x % k, m = y % k;
+			*e = (uint8_t)(dim == 1 ? df_local_port(t, c, m)
+						: gbase + (dim - 2) * (k - 1) +
+							  (m < c ? m : m - 1));
+		}
+	}
+}
+
 int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 		    size_t errlen)
 {
@@ -65,6 +94,11 @@ int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 					t->ports[i].peer == DF_NO_PEER
 				? 0xffff
 				: t->ports[i].peer;
+	if (t->type == DF_TOPO_FLATFLY) {
+		tb->flatfly = 1;
+		fb_tables(tb, t);
+		return 0;
+	}
 	for (uint32_t r = 0; r < t->nrouters; r++) {
 		uint32_t G = r / t->a;
 

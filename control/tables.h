@@ -34,6 +34,7 @@ enum df_phase {
 
 struct df_tables {
 	uint32_t a, g, p, nrouters, nports;
+	uint8_t flatfly; /* a flattened butterfly: routes by fb_next_hop */
 	uint8_t *port_to_router; /* [r * nrouters + dst]: MIN output port */
 	uint8_t *port_to_group;	 /* [r * g + G]: output port toward group G */
 	uint8_t *port_class;	 /* [port]: same on every router */
@@ -66,11 +67,39 @@ int df_tables_shortest(struct df_tables *tb, const struct df_topo *t, char *err,
  * dport there) through intermediate group inter (DF_NO_GROUP: minimal).
  * Updates *phase, returns the output port and writes its VC.
  */
+/*
+ * Flattened butterfly ([FB] §3.1): dimension-order routing, toward the
+ * intermediate router inter (VAL's phase 1, DF_PH_TO_INTER) and then the
+ * destination (DF_PH_TO_DEST). One hop per differing coordinate, lowest
+ * dimension first, so channel dependencies only go up in dimension; VAL
+ * adds one VC per phase.
+ */
+static inline uint32_t fb_next_hop(const struct df_tables *t, uint32_t cur,
+				   uint32_t dst, uint32_t dport, uint32_t inter,
+				   uint8_t *phase, uint8_t *vc)
+{
+	uint32_t target, port;
+
+	if (*phase == DF_PH_TO_INTER && (cur == inter || inter == DF_NO_GROUP))
+		*phase = DF_PH_TO_DEST;
+	target = *phase == DF_PH_TO_INTER ? inter : dst;
+	if (cur == dst && *phase != DF_PH_TO_INTER) {
+		*vc = 0;
+		return dport; /* ejection */
+	}
+	port = t->port_to_router[cur * t->nrouters + target];
+	*vc = t->vc_map[t->port_class[port]][*phase];
+	return port;
+}
+
 static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 				   uint32_t dst, uint32_t dport, uint32_t inter,
 				   uint8_t *phase, uint8_t *vc)
 {
 	uint32_t cg = cur / t->a, dg = dst / t->a, port, ph, next;
+
+	if (__builtin_expect(t->flatfly, 0))
+		return fb_next_hop(t, cur, dst, dport, inter, phase, vc);
 
 	/* [DF] §4.1 VAL steps 1-2 end on arrival in Gi; MIN starts here. */
 	if (*phase == DF_PH_TO_INTER &&

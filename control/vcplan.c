@@ -105,10 +105,14 @@ static int for_each_path(const struct df_tables *tb, enum df_algorithm alg,
 {
 	struct walk w = {.tb = tb, .fn = fn, .arg = arg, .info = info};
 	int nonmin = df_alg_nonminimal(alg);
+	/* VAL's intermediate: a group, or in a flattened butterfly a
+	 * router ([FB] §3.1) */
+	uint32_t ninter = tb->flatfly ? tb->nrouters : tb->g;
 
 	for (uint32_t s = 0; s < tb->nrouters; s++)
 		for (uint32_t d = 0; d < tb->nrouters; d++) {
-			for (uint32_t gi = 0; gi < (nonmin ? tb->g : 1); gi++) {
+			for (uint32_t gi = 0; gi < (nonmin ? ninter : 1);
+			     gi++) {
 				w.routers[0] = s;
 				if (walk_path(&w, 0, d,
 					      nonmin ? gi : DF_NO_GROUP,

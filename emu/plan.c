@@ -52,15 +52,6 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 	pl->cfg = *cfg;
 	if (df_topo_build(&pl->topo, cfg, err, errlen))
 		goto fail;
-	if (cfg->type == DF_TOPO_FLATFLY) {
-		snprintf(err, errlen,
-			 "%s: [topology] type = flatfly: the flattened "
-			 "butterfly is wired and analysed (dfemu-topo wiring, "
-			 "paths) but not emulated yet: its routing (min-ad, "
-			 "val, ugal, ugal-s, clos-ad) is still to come",
-			 df_config_origin(cfg, "topology", "type"));
-		goto fail;
-	}
 	if (df_tables_build(&pl->tb, &pl->topo, err, errlen))
 		goto fail;
 	if (cfg->algorithm == DF_ALG_SHORTEST &&
@@ -150,22 +141,33 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 {
 	const struct df_config *c = &pl->cfg;
 	const struct df_topo *t = &pl->topo;
-	uint32_t kmin = c->a * c->h / (c->g - 1);
-	uint32_t kmax = kmin + (c->a * c->h % (c->g - 1) != 0);
+	uint32_t kmin = c->g > 1 ? c->a * c->h / (c->g - 1) : 0;
+	uint32_t kmax = c->g > 1 ? kmin + (c->a * c->h % (c->g - 1) != 0) : 0;
 	static const char *const ph[DF_NPHASE] = {
 		"provisional-minimal", "to-intermediate", "to-destination",
 		"in-destination"};
 
 	fprintf(f, "dfemu plan for %s\n", c->path);
-	fprintf(f, "  topology     p=%u a=%u h=%u g=%u arrangement=%s\n", c->p,
-		c->a, c->h, c->g, df_arrangement_name(c->arrangement));
+	if (c->type == DF_TOPO_FLATFLY)
+		fprintf(f,
+			"  topology     flattened butterfly, %u-ary %u-flat: "
+			"%u terminals per router, dimension 1 = local links, "
+			"dimensions 2..%u = global links\n",
+			c->k, c->n, c->p, c->n - 1);
+	else
+		fprintf(f,
+			"  topology     p=%u a=%u h=%u g=%u arrangement=%s\n",
+			c->p, c->a, c->h, c->g,
+			df_arrangement_name(c->arrangement));
 	fprintf(f, "  size         %u routers (radix %u), %u terminals\n",
 		t->nrouters, t->nports, t->nterms);
 	fprintf(f, "  links        %u terminal, %u local, %u global (",
 		df_topo_count_links(t, DF_LINK_TERMINAL),
 		df_topo_count_links(t, DF_LINK_LOCAL),
 		df_topo_count_links(t, DF_LINK_GLOBAL));
-	if (kmin == kmax)
+	if (c->type == DF_TOPO_FLATFLY)
+		fprintf(f, "%u per router and dimension", c->k - 1);
+	else if (kmin == kmax)
 		fprintf(f, "%u per group pair", kmin);
 	else
 		fprintf(f, "%u or %u per group pair", kmin, kmax);

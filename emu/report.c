@@ -137,10 +137,19 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 	const struct df_config *c = &pl->cfg;
 
 	fprintf(f, "\ndfemu report: %s\n", c->path);
-	fprintf(f, "  %-22s p=%u a=%u h=%u g=%u %s, %u routers, %u terminals\n",
-		"topology", c->p, c->a, c->h, c->g,
-		df_arrangement_name(c->arrangement), pl->topo.nrouters,
-		pl->topo.nterms);
+	if (c->type == DF_TOPO_FLATFLY)
+		fprintf(f,
+			"  %-22s %u-ary %u-flat (flattened butterfly), %u "
+			"routers, %u terminals\n",
+			"topology", c->k, c->n, pl->topo.nrouters,
+			pl->topo.nterms);
+	else
+		fprintf(f,
+			"  %-22s p=%u a=%u h=%u g=%u %s, %u routers, %u "
+			"terminals\n",
+			"topology", c->p, c->a, c->h, c->g,
+			df_arrangement_name(c->arrangement), pl->topo.nrouters,
+			pl->topo.nterms);
 	fprintf(f, "  %-22s %s, pattern %s", "routing / traffic",
 		df_algorithm_name(c->algorithm), df_pattern_name(c->pattern));
 	if (c->pattern == DF_PAT_ADVERSARIAL)
@@ -371,7 +380,8 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	df_json_str(f, c->path);
 	fprintf(f,
 		", \"p\": %u, \"a\": %u, "
-		"\"h\": %u, \"g\": %u, \"arrangement\": \"%s\", "
+		"\"h\": %u, \"g\": %u, \"type\": \"%s\", \"k\": %u, "
+		"\"n\": %u, \"arrangement\": \"%s\", "
 		"\"algorithm\": \"%s\", \"pattern\": \"%s\", \"shift\": %u, "
 		"\"load\": %g, \"packet_bytes\": %u, \"process\": \"%s\", "
 		"\"seed\": %llu, \"warmup_ms\": %llu, \"measure_ms\": %llu, "
@@ -380,7 +390,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		"\"global_bandwidth_gbps\": %g, "
 		"\"terminal_latency_ns\": %llu, \"local_latency_ns\": %llu, "
 		"\"global_latency_ns\": %llu},\n",
-		c->p, c->a, c->h, c->g, df_arrangement_name(c->arrangement),
+		c->p, c->a, c->h, c->g,
+		c->type == DF_TOPO_FLATFLY ? "flatfly" : "dragonfly", c->k,
+		c->n, df_arrangement_name(c->arrangement),
 		df_algorithm_name(c->algorithm), df_pattern_name(c->pattern),
 		c->shift, c->load, c->packet_bytes, df_process_name(c->process),
 		(unsigned long long)c->seed, (unsigned long long)c->warmup_ms,

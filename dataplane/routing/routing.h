@@ -40,6 +40,7 @@ extern const struct dp_routing_engine dp_ugal_l_cr_engine;
 extern const struct dp_routing_engine dp_par_engine;
 extern const struct dp_routing_engine dp_ofar_engine;
 extern const struct dp_routing_engine dp_shortest_engine;
+extern const struct dp_routing_engine dp_fb_val_engine;
 extern const struct dp_routing_engine dp_vc_ordered_engine;
 
 const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg);
