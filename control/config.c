@@ -42,7 +42,7 @@ static const char *const mode_names[] = {"steady", "batch", "all-to-all", NULL};
 static const char *const finish_names[] = {"keep", "stop", NULL};
 static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
-					NULL};
+					"router-shift", NULL};
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
 					 NULL};
 static const char *const class_names[] = {"terminal", "local", "global"};
@@ -151,7 +151,8 @@ static const struct key_def keys[] = {
 	{"traffic", "pattern", K_ENUM, OFF(pattern), 0, 0, pat_names,
 	 "destination pattern"},
 	{"traffic", "shift", K_U32, OFF(shift), 1, 4096, NULL,
-	 "adversarial: group G sends to group G+shift"},
+	 "adversarial: group G sends to group G+shift; router-shift: router "
+	 "R to router R+shift ([FB] §3.2 worst case)"},
 	{"traffic", "load", K_DBL, OFF(load), 0, 1, NULL,
 	 "offered load, fraction of terminal link bandwidth"},
 	{"traffic", "packet_bytes", K_U32, OFF(packet_bytes), 64, 9000, NULL,
@@ -742,9 +743,7 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 			AT("routing", "algorithm"), alg_names[c->algorithm]);
 		return -1;
 	}
-	if (df_term_validate(c, err, n))
-		return -1;
-	return df_cap_validate(c, err, n);
+	return 0;
 }
 
 int df_config_validate(const struct df_config *c, char *err, size_t n)
@@ -752,8 +751,12 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 	uint32_t gmax = c->a * c->h + 1;
 	uint32_t radix = c->p + (c->a - 1) + c->h;
 
-	if (c->type == DF_TOPO_FLATFLY)
-		return flatfly_validate(c, err, n);
+	if (c->type == DF_TOPO_FLATFLY) {
+		/* the dragonfly's shape and VC rules do not apply */
+		if (flatfly_validate(c, err, n))
+			return -1;
+		goto traffic;
+	}
 	if (c->g < 2 || c->g > gmax) {
 		fmt_err(err, n,
 			"%s: [topology] g = %u is not allowed with a = %u, "
@@ -819,6 +822,16 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 			c->vcs_plus
 				? "only ofar has the +1 escape VC; write L/G"
 				: "ofar adds the escape VC; write L/G+1");
+		return -1;
+	}
+traffic:
+	if (c->pattern == DF_PAT_ROUTER_SHIFT &&
+	    c->shift % (c->a * c->g) == 0) {
+		fmt_err(err, n,
+			"%s: [traffic] shift = %u with %u routers sends every "
+			"router to itself; allowed: a shift that is not a "
+			"multiple of the router count",
+			AT("traffic", "shift"), c->shift, c->a * c->g);
 		return -1;
 	}
 	if (c->pattern == DF_PAT_ADVERSARIAL && c->shift % c->g == 0) {

@@ -47,6 +47,7 @@ enum df_pattern {
 	DF_PAT_UNIFORM = 0,
 	DF_PAT_ADVERSARIAL = 1,
 	DF_PAT_PERMUTATION = 2,
+	DF_PAT_ROUTER_SHIFT = 3, /* [FB] §3.2 WC: router R_i to R_i+shift */
 };
 
 enum df_process {

@@ -37,6 +37,9 @@ static uint32_t pick_dest(struct dp_term *t)
 	case DF_PAT_ADVERSARIAL: /* [DF] WC / [OC] ADVG+k */
 		return ((t->group + run->shift) % run->g) * per_group +
 		       dp_rand_below(t->lc, per_group);
+	case DF_PAT_ROUTER_SHIFT: /* [FB] §3.2 worst case: R_i -> R_i+1 */
+		return ((t->router + run->shift) % (run->a * run->g)) * run->p +
+		       dp_rand_below(t->lc, run->p);
 	case DF_PAT_PERMUTATION:
 		return run->perm[t->id];
 	default: /* uniform over all terminals but the source */

@@ -152,7 +152,8 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			pl->topo.nterms);
 	fprintf(f, "  %-22s %s, pattern %s", "routing / traffic",
 		df_algorithm_name(c->algorithm), df_pattern_name(c->pattern));
-	if (c->pattern == DF_PAT_ADVERSARIAL)
+	if (c->pattern == DF_PAT_ADVERSARIAL ||
+	    c->pattern == DF_PAT_ROUTER_SHIFT)
 		fprintf(f, " shift %u", c->shift);
 	fprintf(f, ", %s, %u-byte packets\n", df_process_name(c->process),
 		c->packet_bytes);

@@ -227,6 +227,26 @@ for shape in "4 3" "4 2"; do
 		ok $? "$1-ary $2-flat, $alg: a run completes, accounted for"
 	done
 done
+# [FB] §3.2 worst case (router R_i's terminals to R_i+1): MIN shares one
+# channel among the k terminals, 1/k; VAL spreads it (gross bounds)
+for alg in min val; do
+	# shellcheck disable=SC2086
+	run --config "$TMP/ff.ini" --quiet --json "$TMP/wc-$alg.json" \
+		--set topology.n=2 --set routing.algorithm=$alg \
+		--set traffic.pattern=router-shift --set traffic.load=0.9 \
+		--set traffic.finish=stop --set traffic.warmup_ms=50 \
+		--set traffic.measure_ms=300 --eal $EAL --file-prefix=dfcli8-$$
+done
+python3 - "$TMP/wc-min.json" "$TMP/wc-val.json" <<'PY'
+import json, sys
+mn, vl = (json.load(open(f)) for f in sys.argv[1:3])
+a, b = mn["accepted_load"], vl["accepted_load"]
+print("# 4-ary 2-flat, router-shift: MIN %.4f (1/k = 0.25), VAL %.4f" % (a, b))
+assert 0.22 <= a <= 0.27 and b >= 1.5 * a, (a, b)
+assert mn["credits_conserved"] and vl["credits_conserved"]
+PY
+ok $? "flattened butterfly worst case: MIN near 1/k, VAL at least 1.5x MIN, credits conserved"
+
 run --check --config "$TMP/ff.ini" --set routing.algorithm=ugal-l
 expect_rc 2 "a dragonfly algorithm on a flattened butterfly"
 has "$TMP/err" "on a flattened butterfly allowed: min" "flatfly: names the algorithms it has"
