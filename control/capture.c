@@ -121,16 +121,17 @@ static int each_sel(const struct df_config *c, char *why, size_t n,
 	return 0;
 }
 
+static int not_none(const struct sel *s, void *arg)
+{
+	(void)arg;
+	return s->kind != SEL_NONE;
+}
+
 int df_cap_enabled(const struct df_config *c)
 {
-	char buf[sizeof(c->cap_links)], *save = NULL, *tok;
+	char why[160]; /* unused: the config was validated */
 
-	snprintf(buf, sizeof(buf), "%s", c->cap_links);
-	for (tok = strtok_r(buf, ", ", &save); tok;
-	     tok = strtok_r(NULL, ", ", &save))
-		if (strcmp(tok, "none"))
-			return 1;
-	return 0;
+	return each_sel(c, why, sizeof(why), not_none, NULL) == 1;
 }
 
 struct match {
@@ -182,7 +183,7 @@ static int sel_matches(const struct sel *s, void *arg)
 int df_cap_selects(const struct df_config *c, const struct df_cap_link *l)
 {
 	struct match m = {c, l};
-	char why[8];
+	char why[160]; /* unused: the config was validated */
 
 	return each_sel(c, why, sizeof(why), sel_matches, &m) == 1;
 }

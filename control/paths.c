@@ -20,16 +20,17 @@ static uint32_t neigh(const struct df_topo *t, uint32_t r, int c, uint32_t *out)
 	return n;
 }
 
-/* Shortest distances and path counts from s (breadth first). */
-static void bfs(const struct df_topo *t, uint32_t s, uint8_t *dist,
-		uint64_t *cnt, uint32_t *queue)
+void df_paths_bfs(const struct df_topo *t, uint32_t s, uint8_t *dist,
+		  uint64_t *cnt, uint32_t *queue)
 {
 	uint32_t head = 0, tail = 0, n = t->nrouters;
 
 	memset(dist, INF, n);
-	memset(cnt, 0, n * sizeof(*cnt));
+	if (cnt) {
+		memset(cnt, 0, n * sizeof(*cnt));
+		cnt[s] = 1;
+	}
 	dist[s] = 0;
-	cnt[s] = 1;
 	queue[tail++] = s;
 	while (head < tail) {
 		uint32_t v = queue[head++];
@@ -43,7 +44,7 @@ static void bfs(const struct df_topo *t, uint32_t s, uint8_t *dist,
 				dist[w] = dist[v] + 1;
 				queue[tail++] = w;
 			}
-			if (dist[w] == dist[v] + 1)
+			if (cnt && dist[w] == dist[v] + 1)
 				cnt[w] += cnt[v];
 		}
 	}
@@ -207,7 +208,7 @@ int df_paths_compute(struct df_paths *ps, const struct df_topo *t, char *err,
 	for (uint32_t s = 0; s < n; s++) {
 		uint8_t *dist = &ps->dist[(size_t)s * n];
 		uint8_t *hm = &ps->hm[(size_t)s * n];
-		bfs(t, s, dist, &ps->nshort[(size_t)s * n], queue);
+		df_paths_bfs(t, s, dist, &ps->nshort[(size_t)s * n], queue);
 		hm_from(t, s, hm);
 		sv_count(t, s, hm, &w, tmp, &ps->sv[s]);
 		for (uint32_t d = 0; d < n; d++) {

@@ -45,6 +45,11 @@ struct df_paths {
 	double mean_valiant;
 };
 
+/* Hop distances from router s (0xff: unreachable) and, if cnt is not
+ * NULL, the number of shortest paths; queue holds nrouters entries. */
+void df_paths_bfs(const struct df_topo *t, uint32_t s, uint8_t *dist,
+		  uint64_t *cnt, uint32_t *queue);
+
 int df_paths_compute(struct df_paths *ps, const struct df_topo *t, char *err,
 		     size_t errlen);
 void df_paths_free(struct df_paths *ps);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paths.h"
 #include "tables.h"
 
 /*
@@ -118,27 +119,6 @@ int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 	return 0;
 }
 
-/* Hop distances from s over router links (breadth first). */
-static void distances(const struct df_tables *tb, uint32_t s, uint8_t *dist,
-		      uint32_t *queue)
-{
-	uint32_t head = 0, tail = 0;
-
-	memset(dist, 0xff, tb->nrouters);
-	dist[s] = 0;
-	queue[tail++] = s;
-	while (head < tail) {
-		uint32_t v = queue[head++];
-		for (uint32_t k = tb->p; k < tb->nports; k++) {
-			uint32_t w = tb->peer_router[v * tb->nports + k];
-			if (w != 0xffff && dist[w] == 0xff) {
-				dist[w] = dist[v] + 1;
-				queue[tail++] = w;
-			}
-		}
-	}
-}
-
 int df_tables_shortest(struct df_tables *tb, const struct df_topo *t, char *err,
 		       size_t errlen)
 {
@@ -146,7 +126,6 @@ int df_tables_shortest(struct df_tables *tb, const struct df_topo *t, char *err,
 	uint8_t *dist = malloc(n), ports[16], vcs[16];
 	uint32_t *queue = malloc(n * sizeof(*queue));
 
-	(void)t;
 	tb->short_inter = malloc((size_t)n * n * sizeof(*tb->short_inter));
 	if (dist == NULL || queue == NULL || tb->short_inter == NULL) {
 		free(dist), free(queue);
@@ -155,7 +134,7 @@ int df_tables_shortest(struct df_tables *tb, const struct df_topo *t, char *err,
 	}
 	tb->short_pairs = 0;
 	for (uint32_t s = 0; s < n; s++) {
-		distances(tb, s, dist, queue);
+		df_paths_bfs(t, s, dist, NULL, queue);
 		for (uint32_t d = 0; d < n; d++) {
 			uint16_t *e = &tb->short_inter[(size_t)s * n + d];
 			*e = DF_NO_GROUP;
