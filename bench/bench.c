@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dfemu-bench hops [--algorithm NAME] [--seconds S]
- * Router-hop rate on one worker core: the 36-router reference dragonfly,
+ * dfemu-bench hops [--algorithm NAME] [--seconds S] [--topology T]
+ * Router-hop rate on one worker core: the 36-router reference dragonfly
+ * (or a 36-router flattened butterfly, the 6-ary 3-flat),
  * 64-byte packets, links with zero latency and unlimited bandwidth, every
  * terminal saturated. In the same process, a bare chain of rte_rings
  * (dequeue burst, touch the mbuf, enqueue) gives the baseline the hop rate
@@ -88,12 +89,15 @@ static int ring_chain(double seconds, double *rate)
 
 static void usage(const char *p)
 {
-	printf("Usage: %s hops [--algorithm NAME|all] [--seconds S]\n"
-	       "  Router-hop rate of the 36-router reference dragonfly on one "
-	       "worker core\n  (64-byte packets, zero latency, unlimited "
-	       "bandwidth, saturated terminals),\n  and a bare rte_ring chain "
-	       "for comparison. 'all' runs every algorithm in\n  one process "
-	       "and gives each one's cycles per hop relative to MIN.\n",
+	printf("Usage: %s hops [--algorithm NAME|all] [--seconds S] "
+	       "[--topology dragonfly|flatfly]\n"
+	       "  Router-hop rate of the 36-router reference dragonfly (or of "
+	       "the 36-router\n  6-ary 3-flat flattened butterfly) on one "
+	       "worker core (64-byte packets, zero\n  latency, unlimited "
+	       "bandwidth, saturated terminals), and a bare rte_ring chain\n"
+	       "  for comparison. 'all' runs every algorithm of the topology "
+	       "in one process\n  and gives each one's cycles per hop "
+	       "relative to MIN.\n",
 	       p);
 }
 
@@ -103,7 +107,7 @@ struct hop_rate {
 };
 
 /* One saturated emulation of the reference with zero-latency links. */
-static int measure(const char *alg, double seconds, double hz,
+static int measure(const char *alg, int fb, double seconds, double hz,
 		   struct hop_rate *hr)
 {
 	char alg_set[64], ms[64], err[1024];
@@ -127,13 +131,17 @@ static int measure(const char *alg, double seconds, double hz,
 			      "links.local_buffer_flits=8",
 			      "links.global_buffer_flits=8",
 			      "run.workers=1",
-			      "run.idle_backoff=off"};
+			      "run.idle_backoff=off",
+			      "topology.k=6",
+			      "topology.n=3"};
 
 	snprintf(alg_set, sizeof(alg_set), "routing.algorithm=%s", alg);
 	snprintf(ms, sizeof(ms), "traffic.measure_ms=%.0f", seconds * 1000);
 	df_config_defaults(&cfg);
-	if (df_config_load(&cfg, "configs/reference.ini", sets,
-			   sizeof(sets) / sizeof(sets[0]), err, sizeof(err)) ||
+	if (df_config_load(&cfg,
+			   fb ? "configs/flatfly.ini" : "configs/reference.ini",
+			   sets, sizeof(sets) / sizeof(sets[0]) - (fb ? 0 : 2),
+			   err, sizeof(err)) ||
 	    df_plan_build(&pl, &cfg, 1, err, sizeof(err))) {
 		fprintf(stderr,
 			"dfemu-bench: %s (run from the repository "
@@ -158,29 +166,42 @@ static int measure(const char *alg, double seconds, double hz,
 	return 0;
 }
 
+/* Does algorithm a route on the bench's topology? */
+static int alg_on(int a, int fb)
+{
+	if (fb)
+		return a == DF_ALG_MIN || a == DF_ALG_VAL ||
+		       df_alg_flatfly_only(a);
+	return !df_alg_flatfly_only(a);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"algorithm", required_argument, NULL, 'a'},
 		{"seconds", required_argument, NULL, 's'},
+		{"topology", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *alg = "min";
 	double seconds = 2, ring_rate, hz;
 	char prefix[64];
 	struct hop_rate hr, min_hr = {0};
-	int huge, c, all;
+	int huge, c, all, fb = 0;
 
 	if (argc < 2 || strcmp(argv[1], "hops")) {
 		usage(argv[0]);
 		return argc < 2 ? 2 : (strcmp(argv[1], "--help") ? 2 : 0);
 	}
-	while ((c = getopt_long(argc - 1, argv + 1, "a:s:h", opts, NULL)) !=
+	while ((c = getopt_long(argc - 1, argv + 1, "a:s:t:h", opts, NULL)) !=
 	       -1) {
 		if (c == 'a')
 			alg = optarg;
 		else if (c == 's')
 			seconds = atof(optarg);
+		else if (c == 't' && (!strcmp(optarg, "dragonfly") ||
+				      !strcmp(optarg, "flatfly")))
+			fb = !strcmp(optarg, "flatfly");
 		else {
 			usage(argv[0]);
 			return c == 'h' ? 0 : 2;
@@ -189,14 +210,15 @@ int main(int argc, char **argv)
 	all = !strcmp(alg, "all");
 	int known = all;
 	for (int a = 0; a < DF_ALG_COUNT; a++)
-		known |= !strcmp(alg, df_algorithm_name(a));
+		known |= alg_on(a, fb) && !strcmp(alg, df_algorithm_name(a));
 	if (!known) {
 		fprintf(stderr,
 			"dfemu-bench: unknown --algorithm '%s'; allowed: "
 			"all",
 			alg);
 		for (int a = 0; a < DF_ALG_COUNT; a++)
-			fprintf(stderr, " | %s", df_algorithm_name(a));
+			if (alg_on(a, fb))
+				fprintf(stderr, " | %s", df_algorithm_name(a));
 		fprintf(stderr, "\n");
 		return 2;
 	}
@@ -215,17 +237,20 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	hz = df_tsc_calibrate(100);
-	printf("memory: %s; 36 routers on one worker core\n",
-	       huge ? "hugepages" : "--no-huge");
+	printf("memory: %s; 36 routers (%s) on one worker core\n",
+	       huge ? "hugepages" : "--no-huge",
+	       fb ? "6-ary 3-flat" : "reference dragonfly");
 	printf("%-12s %14s %16s %10s %s\n", "algorithm", "router hops/s",
 	       "busy cycles/hop", "vs MIN", "accounting");
 	for (int a = 0; a < DF_ALG_COUNT; a++) {
 		const char *name = df_algorithm_name(a);
+		if (!alg_on(a, fb))
+			continue;
 		if (!all && strcmp(name, alg) && a != DF_ALG_MIN)
 			continue;
 		/* a single algorithm other than MIN: MIN is measured too,
 		 * in this same process, for the ratio */
-		if (measure(name, seconds, hz, &hr)) {
+		if (measure(name, fb, seconds, hz, &hr)) {
 			df_eal_cleanup();
 			return 3;
 		}

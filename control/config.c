@@ -35,8 +35,10 @@ struct key_def {
 static const char *const arr_names[] = {
 	"relative", "absolute", "circulant", "helix", "nautilus", "file", NULL};
 static const char *const alg_names[] = {
-	"min",	     "val", "ugal-l", "ugal-g",	    "ugal-l-vc", "ugal-l-vch",
-	"ugal-l-cr", "par", "ofar",   "vc-ordered", "shortest",	 NULL};
+	"min",	     "val",	   "ugal-l",	"ugal-g",
+	"ugal-l-vc", "ugal-l-vch", "ugal-l-cr", "par",
+	"ofar",	     "vc-ordered", "shortest",	"min-ad",
+	"ugal",	     "ugal-s",	   "clos-ad",	NULL};
 static const char *const ring_names[] = {"uni", "bi", NULL};
 static const char *const mode_names[] = {"steady", "batch", "all-to-all", NULL};
 static const char *const finish_names[] = {"keep", "stop", NULL};
@@ -716,9 +718,13 @@ static int apply_set(struct df_config *cfg, const char *set, char *err,
 
 #define AT(sec, key) df_config_origin(c, sec, key)
 
+#define FB_ALGS                                                             \
+	"min (dimension order), min-ad, val (random intermediate router), " \
+	"ugal, ugal-s, clos-ad"
+
 static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 {
-	uint32_t radix = c->n * (c->k - 1) + 1;
+	uint32_t radix = c->n * (c->k - 1) + 1, vcs;
 
 	if ((uint64_t)c->a * c->g > 4096) {
 		fmt_err(err, n,
@@ -734,13 +740,30 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 			AT("topology", "k"), c->k, c->n, radix);
 		return -1;
 	}
-	if (c->algorithm != DF_ALG_MIN && c->algorithm != DF_ALG_VAL) {
+	if (c->algorithm != DF_ALG_MIN && c->algorithm != DF_ALG_VAL &&
+	    !df_alg_flatfly_only(c->algorithm)) {
 		fmt_err(err, n,
 			"%s: [routing] algorithm = %s is a dragonfly "
-			"algorithm; "
-			"on a flattened butterfly allowed: min (dimension "
-			"order), val (random intermediate router, [FB] §3.1)",
+			"algorithm; on a flattened butterfly allowed ([FB] "
+			"§3.1): " FB_ALGS,
 			AT("routing", "algorithm"), alg_names[c->algorithm]);
+		return -1;
+	}
+	/* hop-indexed VCs (vcplan.c): n-1 for MIN AD, 2(n-1) with a
+	 * Valiant phase */
+	vcs = c->algorithm == DF_ALG_MIN_AD	  ? c->n - 1
+	      : df_alg_flatfly_only(c->algorithm) ? 2 * (c->n - 1)
+						  : 0;
+	if (vcs > DF_MAX_VC) {
+		fmt_err(err, n,
+			"%s: [routing] algorithm = %s on a %u-ary %u-flat "
+			"needs %u VCs per link (one per hop); a port has at "
+			"most %d: use n <= %u, or min / val (%s VCs)",
+			AT("routing", "algorithm"), alg_names[c->algorithm],
+			c->k, c->n, vcs, DF_MAX_VC,
+			c->algorithm == DF_ALG_MIN_AD ? DF_MAX_VC + 1
+						      : DF_MAX_VC / 2 + 1,
+			"1 and 2");
 		return -1;
 	}
 	return 0;
@@ -756,6 +779,16 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 		if (flatfly_validate(c, err, n))
 			return -1;
 		goto traffic;
+	}
+	if (df_alg_flatfly_only(c->algorithm)) {
+		fmt_err(err, n,
+			"%s: [routing] algorithm = %s is a flattened-butterfly "
+			"algorithm ([FB] §3.1; [topology] type = flatfly); on "
+			"a dragonfly the adaptive ones are ugal-l, ugal-g, "
+			"ugal-l-vc, ugal-l-vch, ugal-l-cr, par, vc-ordered, "
+			"ofar",
+			AT("routing", "algorithm"), alg_names[c->algorithm]);
+		return -1;
 	}
 	if (c->g < 2 || c->g > gmax) {
 		fmt_err(err, n,

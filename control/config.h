@@ -40,6 +40,11 @@ enum df_algorithm {
 	DF_ALG_VC_ORDERED =
 		9,	      /* [OC]'s PB baseline: UGAL-L + congestion flag */
 	DF_ALG_SHORTEST = 10, /* [SP] §I: true shortest paths, VAL's VCs */
+	/* flattened butterfly only ([FB] §3.1) */
+	DF_ALG_MIN_AD = 11,  /* productive channel with the shortest queue */
+	DF_ALG_UGAL = 12,    /* MIN AD or VAL at the source, greedy */
+	DF_ALG_UGAL_S = 13,  /* the same, sequential allocator */
+	DF_ALG_CLOS_AD = 14, /* UGAL-S, intermediate chosen hop by hop */
 	DF_ALG_COUNT,
 };
 
@@ -187,7 +192,13 @@ struct df_config {
 /* Does the algorithm route through intermediate groups (VAL paths)? */
 static inline int df_alg_nonminimal(enum df_algorithm a)
 {
-	return a != DF_ALG_MIN && a != DF_ALG_OFAR;
+	return a != DF_ALG_MIN && a != DF_ALG_OFAR && a != DF_ALG_MIN_AD;
+}
+
+/* The adaptive algorithms of [FB] §3.1, for flattened butterflies only. */
+static inline int df_alg_flatfly_only(enum df_algorithm a)
+{
+	return a >= DF_ALG_MIN_AD && a <= DF_ALG_CLOS_AD;
 }
 
 /* Names for reports and messages. */

@@ -45,6 +45,12 @@ static void fb_tables(struct df_tables *tb, const struct df_topo *t)
 {
 	uint32_t k = t->k, gbase = t->p + t->a - 1;
 
+	tb->k = k;
+	tb->ndim = t->n - 1;
+	tb->kpow[0] = 1;
+	for (uint32_t i = 1; i <= tb->ndim && i <= DF_FB_MAXDIM; i++)
+		tb->kpow[i] = tb->kpow[i - 1] * k;
+
 	for (uint32_t r = 0; r < t->nrouters; r++) {
 		for (uint32_t X = 0; X < t->g; X++)
 			tb->port_to_group[r * t->g + X] = DF_PORT_NONE;

@@ -16,6 +16,7 @@
 
 #define DF_PORT_NONE 0xff
 #define DF_NO_GROUP  0xffff
+#define DF_FB_MAXDIM 12 /* 2-ary 13-flat: 4096 routers */
 
 /* Path phases; the VC of a hop is vc_map[class][phase] ([DF] Fig. 7 as
  * reconstructed in NOTES-dragonfly-ofar.md §2.3). Phases only move
@@ -35,6 +36,9 @@ enum df_phase {
 struct df_tables {
 	uint32_t a, g, p, nrouters, nports;
 	uint8_t flatfly; /* a flattened butterfly: routes by fb_next_hop */
+	/* flattened butterfly: k-ary, ndim = n-1 router dimensions, kpow[i]
+	 * = k^i (dimension d is router-index digit d-1, [FB] Eq. (1)) */
+	uint32_t k, ndim, kpow[DF_FB_MAXDIM + 1];
 	uint8_t *port_to_router; /* [r * nrouters + dst]: MIN output port */
 	uint8_t *port_to_group;	 /* [r * g + G]: output port toward group G */
 	uint8_t *port_class;	 /* [port]: same on every router */
@@ -90,6 +94,49 @@ static inline uint32_t fb_next_hop(const struct df_tables *t, uint32_t cur,
 	port = t->port_to_router[cur * t->nrouters + target];
 	*vc = t->vc_map[t->port_class[port]][*phase];
 	return port;
+}
+
+/* Coordinate of router r in dimension dim (1..ndim). */
+static inline uint32_t fb_digit(const struct df_tables *t, uint32_t r,
+				uint32_t dim)
+{
+	return r / t->kpow[dim - 1] % t->k;
+}
+
+/* Port of router r to the router with coordinate m in dimension dim (m
+ * differs from r's): the (k-1) ports of each dimension in order, after the
+ * p terminal ports (wiring.c, [FB] Eq. (1)). */
+static inline uint32_t fb_port(const struct df_tables *t, uint32_t r,
+			       uint32_t dim, uint32_t m)
+{
+	uint32_t c = fb_digit(t, r, dim);
+
+	return t->p + (dim - 1) * (t->k - 1) + (m < c ? m : m - 1);
+}
+
+/* Router-to-router distance: the number of differing coordinates. */
+static inline uint32_t fb_dist(const struct df_tables *t, uint32_t x,
+			       uint32_t y)
+{
+	uint32_t n = 0;
+
+	for (uint32_t d = 0; d < t->ndim; d++, x /= t->k, y /= t->k)
+		n += x % t->k != y % t->k;
+	return n;
+}
+
+/*
+ * VC of a hop of the adaptive flattened-butterfly algorithms ([FB] §3.1):
+ * a minimal packet uses VC ndim - (hops remaining), "the VC channel
+ * selected based on the number of hops remaining" (n' VCs); a packet with
+ * a Valiant phase uses VC = hops taken (2n' VCs). Either way the VC
+ * index rises by at least one per hop, so no channel dependency closes a
+ * cycle, whatever output the adaptive choice takes (vcplan.c checks it).
+ */
+static inline uint8_t fb_vc(const struct df_tables *t, uint32_t hops,
+			    uint32_t remaining, int nonmin)
+{
+	return (uint8_t)(nonmin ? hops : t->ndim - remaining);
 }
 
 static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,

@@ -28,24 +28,11 @@ struct walk {
 	uint8_t ports[MAX_HOPS], vcs[MAX_HOPS];
 };
 
-/* Hops [at, ...) of one path: from routers[at] to dst through inter,
- * starting in phase; hops before at are already in the walk. */
-static int walk_path(struct walk *w, int at, uint32_t dst, uint32_t inter,
-		     uint8_t phase, char *err, size_t errlen)
+static void emit(struct walk *w, int n)
 {
 	const struct df_tables *tb = w->tb;
-	uint32_t src = w->routers[at], ng = 0;
-	int n = df_path(tb, src, dst, inter, phase, w->routers + at,
-			w->ports + at, w->vcs + at, MAX_HOPS - at);
+	uint32_t ng = 0;
 
-	if (n < 0) {
-		snprintf(err, errlen,
-			 "routing tables loop: router %u to %u via group %u "
-			 "never arrives",
-			 src, dst, inter);
-		return -1;
-	}
-	n += at;
 	for (int k = 0; k < n; k++)
 		ng += tb->port_class[w->ports[k]] == DF_LINK_GLOBAL;
 	if (w->info) {
@@ -56,6 +43,26 @@ static int walk_path(struct walk *w, int at, uint32_t dst, uint32_t inter,
 			w->info->max_global = ng;
 	}
 	w->fn(w->arg, w->routers, w->ports, w->vcs, n);
+}
+
+/* Hops [at, ...) of one path: from routers[at] to dst through inter,
+ * starting in phase; hops before at are already in the walk. */
+static int walk_path(struct walk *w, int at, uint32_t dst, uint32_t inter,
+		     uint8_t phase, char *err, size_t errlen)
+{
+	const struct df_tables *tb = w->tb;
+	uint32_t src = w->routers[at];
+	int n = df_path(tb, src, dst, inter, phase, w->routers + at,
+			w->ports + at, w->vcs + at, MAX_HOPS - at);
+
+	if (n < 0) {
+		snprintf(err, errlen,
+			 "routing tables loop: router %u to %u via group %u "
+			 "never arrives",
+			 src, dst, inter);
+		return -1;
+	}
+	emit(w, n + at);
 	return 0;
 }
 
@@ -95,6 +102,80 @@ static int par_paths(struct walk *w, uint32_t s, uint32_t d, char *err,
 	return 0;
 }
 
+/* MIN AD ([FB] §3.1): every minimal path from w->routers[at] to d, the
+ * productive dimensions in any order (j! of them), VCs by hops remaining
+ * as fbfly.c assigns them. */
+static void fb_min_paths(struct walk *w, int at, uint32_t d)
+{
+	const struct df_tables *tb = w->tb;
+	uint32_t cur = w->routers[at], rem = fb_dist(tb, cur, d);
+
+	if (rem == 0 || at + 1 >= MAX_HOPS) {
+		emit(w, at);
+		return;
+	}
+	for (uint32_t dim = 1; dim <= tb->ndim; dim++) {
+		uint32_t m = fb_digit(tb, d, dim), c = fb_digit(tb, cur, dim);
+		if (m == c)
+			continue;
+		w->ports[at] = (uint8_t)fb_port(tb, cur, dim, m);
+		w->vcs[at] = fb_vc(tb, at, rem, 0);
+		w->routers[at + 1] = cur + (m - c) * tb->kpow[dim - 1];
+		fb_min_paths(w, at + 1, d);
+	}
+}
+
+/* The Valiant phase of UGAL, UGAL-S and CLOS AD: dimension order to an
+ * intermediate router x and from x to d, VC = hops taken. CLOS AD's
+ * intermediates, built hop by hop in rising dimension, are among these
+ * x, and so are its paths. */
+static int fb_val_path(struct walk *w, uint32_t s, uint32_t x, uint32_t d)
+{
+	const struct df_tables *tb = w->tb;
+	uint32_t cur = s, target = x;
+	int n = 0;
+
+	w->routers[0] = s;
+	for (int ph = 0; ph < 2; ph++, target = d)
+		while (cur != target) {
+			uint32_t port =
+				tb->port_to_router[cur * tb->nrouters + target];
+			if (n + 1 >= MAX_HOPS)
+				return -1;
+			w->ports[n] = (uint8_t)port;
+			w->vcs[n] = fb_vc(tb, n, 0, 1);
+			cur = tb->peer_router[cur * tb->nports + port];
+			w->routers[++n] = cur;
+		}
+	emit(w, n);
+	return 0;
+}
+
+static int fb_adaptive_paths(struct walk *w, enum df_algorithm alg, char *err,
+			     size_t errlen)
+{
+	const struct df_tables *tb = w->tb;
+
+	for (uint32_t s = 0; s < tb->nrouters; s++)
+		for (uint32_t d = 0; d < tb->nrouters; d++) {
+			w->routers[0] = s;
+			fb_min_paths(w, 0, d);
+			if (alg == DF_ALG_MIN_AD)
+				continue;
+			for (uint32_t x = 0; x < tb->nrouters; x++)
+				if (x != s && x != d &&
+				    fb_val_path(w, s, x, d)) {
+					snprintf(err, errlen,
+						 "routing tables loop: router "
+						 "%u to %u via router %u never "
+						 "arrives",
+						 s, d, x);
+					return -1;
+				}
+		}
+	return 0;
+}
+
 /* Every path of the algorithm: MIN src->dst; VAL and the UGAL family
  * src->Gi->dst for all Gi (Gi may be the source or destination group,
  * which is the minimal path, [DF] §4.1 steps); PAR also its in-transit
@@ -108,6 +189,9 @@ static int for_each_path(const struct df_tables *tb, enum df_algorithm alg,
 	/* VAL's intermediate: a group, or in a flattened butterfly a
 	 * router ([FB] §3.1) */
 	uint32_t ninter = tb->flatfly ? tb->nrouters : tb->g;
+
+	if (df_alg_flatfly_only(alg))
+		return fb_adaptive_paths(&w, alg, err, errlen);
 
 	for (uint32_t s = 0; s < tb->nrouters; s++)
 		for (uint32_t d = 0; d < tb->nrouters; d++) {
@@ -353,6 +437,44 @@ static int ofar_plan(struct df_tables *tb, const struct df_config *cfg,
 	return 0;
 }
 
+/*
+ * The adaptive algorithms of [FB] §3.1 take their VC from the hop count
+ * (fb_vc in tables.h): n' VCs for MIN AD, 2n' with a Valiant phase (n' =
+ * n-1 dimensions). [FB] Table 1 gives CLOS AD 2 VCs, which is 2n' for its
+ * 2-flat examples. The check enumerates every path the adaptive choices
+ * can produce.
+ */
+static int fb_adaptive_plan(struct df_tables *tb, const struct df_config *cfg,
+			    struct df_vcplan_info *info, char *err,
+			    size_t errlen)
+{
+	uint32_t need =
+		cfg->algorithm == DF_ALG_MIN_AD ? tb->ndim : 2 * tb->ndim;
+
+	memset(tb->vc_map, 0, sizeof(tb->vc_map));
+	memset(tb->phase_used, 0, sizeof(tb->phase_used));
+	tb->nvcs[DF_LINK_TERMINAL] = 1;
+	for (int c = DF_LINK_LOCAL; c < DF_LINK_NCLASS; c++) {
+		uint32_t want = cfg->link[c].vcs;
+		if (want && want < need) {
+			char key[32];
+			const char *at = vcs_key(cfg, c, key, sizeof(key));
+			snprintf(err, errlen,
+				 "%s: [links] %s = %u is too few for "
+				 "[routing] algorithm = %s: one VC per hop, "
+				 "%u hops at most; allowed: %u..%u",
+				 at, key, want,
+				 df_algorithm_name(cfg->algorithm), need, need,
+				 DF_MAX_VC);
+			return -1;
+		}
+		tb->nvcs[c] = (uint8_t)(want > need ? want : need);
+	}
+	if (info)
+		memset(info, 0, sizeof(*info));
+	return df_vcplan_check(tb, cfg->algorithm, info, err, errlen);
+}
+
 int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 		    struct df_vcplan_info *info, char *err, size_t errlen)
 {
@@ -364,6 +486,16 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 	tb->esc = 0;
 	if (cfg->algorithm == DF_ALG_OFAR)
 		return ofar_plan(tb, cfg, info, err, errlen);
+	if (df_alg_flatfly_only(cfg->algorithm) != tb->flatfly &&
+	    cfg->algorithm != DF_ALG_MIN && cfg->algorithm != DF_ALG_VAL) {
+		snprintf(err, errlen,
+			 "[routing] algorithm = %s does not route on a %s",
+			 df_algorithm_name(cfg->algorithm),
+			 tb->flatfly ? "flattened butterfly" : "dragonfly");
+		return -1;
+	}
+	if (df_alg_flatfly_only(cfg->algorithm))
+		return fb_adaptive_plan(tb, cfg, info, err, errlen);
 	/* Identity map first: the VC of each hop is then its phase. */
 	for (int c = 0; c < DF_LINK_NCLASS; c++)
 		for (int ph = 0; ph < DF_NPHASE; ph++)

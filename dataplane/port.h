@@ -32,6 +32,9 @@ struct dp_port {
 	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
 	uint64_t credit_t[DF_MAX_VC];	 /* due time of the last credit */
 	uint32_t waiting[DF_MAX_VC]; /* flits routed to this output, waiting */
+	/* greedy allocators ([FB] §3.1): the occupancy all decisions of one
+	 * switch-allocation round read, taken at its start */
+	uint32_t snap;
 	struct dp_vcq q[DF_MAX_VC];
 	/* UGAL-L_CR ([DF] §4.3.2): credit timestamp queue per VC (send time
 	 * of each packet in flight on this output, popped by its credit),
@@ -51,6 +54,24 @@ struct dp_port {
 	struct rte_mbuf *rx[DP_STAGE];
 	struct dp_credit cr[DP_STAGE];
 };
+
+/*
+ * Queue of this output ([DF] §3: "q: queue depth of an output port"; [FB]
+ * §3.1: "the credit count for output virtual channels which reflects the
+ * occupancy of the input queue on the far end"): flits routed to it and
+ * waiting here, plus the flits in use in its downstream buffers as the
+ * credits say (NOTES pitfall 5). One VC, or all VCs when vc < 0.
+ */
+static inline uint32_t dp_port_occ(const struct dp_port *p, int vc)
+{
+	uint32_t q = 0;
+
+	if (vc >= 0)
+		return p->credit_full[vc] - p->credits[vc] + p->waiting[vc];
+	for (uint32_t v = 0; v < p->nvc; v++)
+		q += p->credit_full[v] - p->credits[v] + p->waiting[v];
+	return q;
+}
 
 static inline uint32_t dp_vcq_count(const struct dp_vcq *q)
 {

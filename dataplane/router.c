@@ -61,8 +61,7 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 			 * hop (PAR) is decided again at the head of the
 			 * queue instead, on the occupancy of that moment. */
 			pk->hops++;
-			if (pk->phase != DF_PH_SRC_MIN &&
-			    r->eng->select == NULL)
+			if (pk->phase != DF_PH_SRC_MIN && !r->eng->at_head)
 				route_here(r, pk);
 		}
 		n++;
@@ -87,10 +86,11 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	} else {
 		if (pk->out_port == DF_PORT_NONE) {
 			/* The source router decides once per packet (PAR:
-			 * and each router reached provisionally), when the
-			 * packet is at the head of its queue: the occupancy
-			 * it reads is the current one ([DF] §4.2; NOTES
-			 * pitfall 13). */
+			 * and each router reached provisionally; the [FB]
+			 * adaptive engines: every router), when the packet
+			 * is at the head of its queue: the occupancy it
+			 * reads is the current one ([DF] §4.2; NOTES
+			 * pitfall 13) or the round's snapshot (greedy). */
 			r->eng->decide(r, pk);
 			route_here(r, pk);
 		}
@@ -149,6 +149,9 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 
 	if ((snap[0] | snap[1]) == 0)
 		return 0;
+	if (unlikely(r->eng->greedy))
+		for (uint32_t k = 0; k < r->nports; k++)
+			r->port[k].snap = dp_port_occ(&r->port[k], -1);
 	/* Round-robin: queues from rr upward, then from 0 to rr. */
 	for (int round = 0; round < 2; round++) {
 		uint32_t lo = round ? 0 : start, hi = round ? start : r->nq;

@@ -520,8 +520,8 @@ static void init_run(struct emu *e)
 	double slot = term_bw > 0 ? c->packet_bytes * 8.0 / term_bw : 0;
 
 	run->tb = &e->pl->tb;
-	run->eng = c->type == DF_TOPO_FLATFLY && c->algorithm == DF_ALG_VAL
-			   ? &dp_fb_val_engine
+	run->eng = c->type == DF_TOPO_FLATFLY
+			   ? dp_fb_routing_engine(c->algorithm)
 			   : dp_routing_engine(c->algorithm);
 	run->ugal_bias = c->ugal_bias;
 	run->credit_delay = c->algorithm == DF_ALG_UGAL_L_CR;

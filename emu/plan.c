@@ -200,6 +200,15 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 			fprintf(f, " vc0 all\n");
 			continue;
 		}
+		if (df_alg_flatfly_only(c->algorithm)) {
+			fprintf(f, " %s\n",
+				c->algorithm == DF_ALG_MIN_AD
+					? "vc = n-1 - hops remaining"
+					: "minimal: vc = n-1 - hops remaining; "
+					  "via an intermediate: vc = hops "
+					  "taken");
+			continue;
+		}
 		/* only the phases the algorithm's paths use on this class */
 		for (int p = 0; p < DF_NPHASE; p++)
 			if (pl->tb.phase_used[k][p])

@@ -34,14 +34,14 @@ struct rig {
 	struct dp_link *links; /* [router * nports + port]: serializers */
 };
 
-static inline int rig_init(struct rig *g, enum df_algorithm alg)
+/* A rig on the topology of cfg (already shaped: see rig_init). */
+static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 {
 	char err[512];
+	enum df_algorithm alg = cfg->algorithm;
 
 	memset(g, 0, sizeof(*g));
-	df_config_defaults(&g->cfg);
-	g->cfg.g = 9;
-	g->cfg.algorithm = alg;
+	g->cfg = *cfg;
 	if (df_topo_build(&g->topo, &g->cfg, err, sizeof(err)) ||
 	    df_tables_build(&g->tb, &g->topo, err, sizeof(err)) ||
 	    df_vcplan_build(&g->tb, &g->cfg, NULL, err, sizeof(err)) ||
@@ -75,7 +75,8 @@ static inline int rig_init(struct rig *g, enum df_algorithm alg)
 		ro->group = r / g->topo.a;
 		ro->nports = g->topo.nports;
 		ro->lc = g->lc;
-		ro->eng = dp_routing_engine(alg);
+		ro->eng = g->tb.flatfly ? dp_fb_routing_engine(alg)
+					: dp_routing_engine(alg);
 		for (uint32_t k = 0; k < g->topo.nports; k++) {
 			struct dp_port *p = &ro->port[k];
 			int esc = g->tb.esc && (k == g->ring.next[r] ||
@@ -90,6 +91,16 @@ static inline int rig_init(struct rig *g, enum df_algorithm alg)
 	}
 	g->run.routers = g->routers;
 	return 0;
+}
+
+static inline int rig_init(struct rig *g, enum df_algorithm alg)
+{
+	struct df_config c;
+
+	df_config_defaults(&c);
+	c.g = 9;
+	c.algorithm = alg;
+	return rig_init_cfg(g, &c);
 }
 
 static inline void rig_free(struct rig *g)

@@ -41,6 +41,7 @@ run config-san "$SAN/tests/test_config" configs tests/data
 run arrangements-san "$SAN/tests/test_arrangements"
 run paths-san "$SAN/tests/test_paths"
 run ugal-san "$SAN/tests/test_ugal"
+run fbfly-san "$SAN/tests/test_fbfly"
 run credit-san "$SAN/tests/test_credit"
 run ofar-san "$SAN/tests/test_ofar"
 run addr-san "$SAN/tests/test_addr"

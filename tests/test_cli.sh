@@ -214,9 +214,17 @@ has "$TMP/out" "flattened butterfly, 4-ary 3-flat" "flatfly --check: names the t
 has "$TMP/out" "VCs global   1: to-destination->vc0" "flatfly MIN: one VC (dimension order)"
 run --check --config "$TMP/ff.ini" --set routing.algorithm=val
 has "$TMP/out" "VCs global   2: to-intermediate->vc0 to-destination->vc1" "flatfly VAL: one VC per phase, deadlock check passed"
+run --check --config "$TMP/ff.ini" --set routing.algorithm=min-ad
+has "$TMP/out" "VCs global   2: vc = n-1 - hops remaining" "flatfly MIN AD: n-1 VCs by hops remaining"
+run --check --config "$TMP/ff.ini" --set routing.algorithm=clos-ad
+has "$TMP/out" "VCs local    4: minimal" "flatfly CLOS AD: 2(n-1) VCs"
+has "$TMP/out" "channel-dependency graph acyclic" "flatfly CLOS AD: deadlock check over every adaptive path"
+run --check --config "$TMP/ff.ini" --set routing.algorithm=ugal --set topology.n=4
+expect_rc 2 "ugal on a 4-ary 4-flat: 6 VCs needed, refused"
+has "$TMP/err" "needs 6 VCs per link" "names the VCs it would need"
 for shape in "4 3" "4 2"; do
 	set -- $shape
-	for alg in min val; do
+	for alg in min val min-ad ugal ugal-s clos-ad; do
 		# shellcheck disable=SC2086
 		run --config "$TMP/ff.ini" $SHORT --quiet --json "$TMP/f.json" \
 			--set topology.k=$1 --set topology.n=$2 \
@@ -229,7 +237,7 @@ for shape in "4 3" "4 2"; do
 done
 # [FB] §3.2 worst case (router R_i's terminals to R_i+1): MIN shares one
 # channel among the k terminals, 1/k; VAL spreads it (gross bounds)
-for alg in min val; do
+for alg in min val ugal-s clos-ad; do
 	# shellcheck disable=SC2086
 	run --config "$TMP/ff.ini" --quiet --json "$TMP/wc-$alg.json" \
 		--set topology.n=2 --set routing.algorithm=$alg \
@@ -237,19 +245,22 @@ for alg in min val; do
 		--set traffic.finish=stop --set traffic.warmup_ms=50 \
 		--set traffic.measure_ms=300 --eal $EAL --file-prefix=dfcli8-$$
 done
-python3 - "$TMP/wc-min.json" "$TMP/wc-val.json" <<'PY'
+python3 - "$TMP"/wc-min.json "$TMP"/wc-val.json "$TMP"/wc-ugal-s.json "$TMP"/wc-clos-ad.json <<'PY'
 import json, sys
-mn, vl = (json.load(open(f)) for f in sys.argv[1:3])
-a, b = mn["accepted_load"], vl["accepted_load"]
-print("# 4-ary 2-flat, router-shift: MIN %.4f (1/k = 0.25), VAL %.4f" % (a, b))
-assert 0.22 <= a <= 0.27 and b >= 1.5 * a, (a, b)
-assert mn["credits_conserved"] and vl["credits_conserved"]
+mn, *nm = (json.load(open(f)) for f in sys.argv[1:])
+a = mn["accepted_load"]
+b = [r["accepted_load"] for r in nm]
+print("# 4-ary 2-flat, router-shift: MIN %.4f (1/k = 0.25), VAL, UGAL-S, "
+      "CLOS AD %s" % (a, b))
+assert 0.22 <= a <= 0.27 and min(b) >= 1.4 * a, (a, b)
+assert all(r["credits_conserved"] for r in [mn] + nm)
+assert all(r["paths"]["nonminimal"] > 0 for r in nm)
 PY
-ok $? "flattened butterfly worst case: MIN near 1/k, VAL at least 1.5x MIN, credits conserved"
+ok $? "flattened butterfly worst case: MIN near 1/k, VAL, UGAL-S and CLOS AD at least 1.4x MIN, credits conserved"
 
 run --check --config "$TMP/ff.ini" --set routing.algorithm=ugal-l
 expect_rc 2 "a dragonfly algorithm on a flattened butterfly"
-has "$TMP/err" "on a flattened butterfly allowed: min" "flatfly: names the algorithms it has"
+has "$TMP/err" "on a flattened butterfly allowed ([FB] §3.1): min" "flatfly: names the algorithms it has"
 
 # OFAR on wirings whose escape ring needs the searched group order
 for arr in circulant nautilus; do

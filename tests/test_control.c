@@ -168,6 +168,8 @@ static void test_routing(uint32_t p, uint32_t a, uint32_t h, uint32_t g,
 	for (int alg = 0; alg < DF_ALG_COUNT; alg++) {
 		if (alg == DF_ALG_OFAR)
 			continue; /* no VC order to check: test_ring() */
+		if (df_alg_flatfly_only(alg))
+			continue; /* test_fbfly.c */
 		cfg_of(&c, p, a, h, g, arr, alg);
 		if (df_topo_build(&t, &c, err, sizeof(err)) ||
 		    df_tables_build(&tb, &t, err, sizeof(err))) {

@@ -244,4 +244,5 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, int inject,
 const struct dp_routing_engine dp_ofar_engine = {
 	.name = "ofar",
 	.select = ofar_select,
+	.at_head = 1,
 };

@@ -28,6 +28,14 @@ struct dp_routing_engine {
 	 * is still in its terminal's input queue. */
 	int (*select)(struct dp_router *r, struct dp_pkt *pk, int inject,
 		      uint64_t now);
+	/* Route at the head of the input queue at every router, not on
+	 * arrival: decide is then called at every router and chooses the
+	 * output itself (the adaptive engines of [FB] §3.1, OFAR). */
+	uint8_t at_head;
+	/* Greedy allocator ([FB] §3.1): every decision of one allocation
+	 * round reads the occupancy snapshot taken at its start (port.snap)
+	 * instead of the live counts, which each decision updates. */
+	uint8_t greedy;
 };
 
 extern const struct dp_routing_engine dp_min_engine;
@@ -41,9 +49,15 @@ extern const struct dp_routing_engine dp_par_engine;
 extern const struct dp_routing_engine dp_ofar_engine;
 extern const struct dp_routing_engine dp_shortest_engine;
 extern const struct dp_routing_engine dp_fb_val_engine;
+extern const struct dp_routing_engine dp_fb_min_ad_engine;
+extern const struct dp_routing_engine dp_fb_ugal_engine;
+extern const struct dp_routing_engine dp_fb_ugal_s_engine;
+extern const struct dp_routing_engine dp_fb_clos_ad_engine;
 extern const struct dp_routing_engine dp_vc_ordered_engine;
 
 const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg);
+/* The engine of alg on a flattened butterfly (fbfly.c). */
+const struct dp_routing_engine *dp_fb_routing_engine(enum df_algorithm alg);
 
 /* The UGAL decision at router r for intermediate candidate gi (ugal.c);
  * the engines draw gi at random, tests pass it. mode: enum dp_ugal_mode. */

@@ -14,19 +14,9 @@
 #include "ugal_rule.h"
 #include "worker.h"
 
-/* Queue of output port p ([DF] §3: "q: queue depth of an output port"):
- * flits already routed to it and waiting here, plus the flits in use in
- * its downstream buffers as the credits say (NOTES pitfall 5). One VC, or
- * all VCs when vc < 0. */
-static uint64_t occupancy(const struct dp_port *p, int vc)
+static inline uint64_t occupancy(const struct dp_port *p, int vc)
 {
-	uint64_t q = 0;
-
-	if (vc >= 0)
-		return p->credit_full[vc] - p->credits[vc] + p->waiting[vc];
-	for (uint32_t v = 0; v < p->nvc; v++)
-		q += p->credit_full[v] - p->credits[v] + p->waiting[v];
-	return q;
+	return dp_port_occ(p, vc);
 }
 
 /* UGAL-G: occupancy of the global channel a path takes out of the source
