@@ -50,6 +50,7 @@ static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
 static const char *const class_names[] = {"terminal", "local", "global"};
 static const char *const capdir_names[] = {"both", "out", "in", NULL};
 static const char *const captime_names[] = {"departure", "arrival", NULL};
+static const char *const inflight_names[] = {"deliver", "drop", NULL};
 
 const char *df_arrangement_name(enum df_arrangement a)
 {
@@ -211,6 +212,15 @@ static const struct key_def keys[] = {
 	{"run", "watchdog_ms", K_U32, OFF(watchdog_ms), 0, 3600000, NULL,
 	 "stop and report a VC whose head packet has not moved for this long "
 	 "(ms, 0 = off)"},
+	{"run", "stall_ms", K_U32, OFF(watchdog_ms), 0, 3600000, NULL,
+	 "the same as watchdog_ms"},
+	{"faults", "events", K_STR, OFF(fault_events), 0, 1024, NULL,
+	 "link failures and load changes at times since the start (ms): "
+	 "T:down:rR.pP, T:up:rR.pP, T:load:X, comma-separated"},
+	{"faults", "in_flight", K_ENUM, OFF(fault_in_flight), 0, 0,
+	 inflight_names,
+	 "packets on a link when it fails: deliver (they had left) or drop "
+	 "(lost, counted as link_down)"},
 	{"run", "tsc_calibrate_ms", K_U32, OFF(tsc_calibrate_ms), 10, 10000,
 	 NULL, "TSC calibration against CLOCK_MONOTONIC_RAW (ms)"},
 };

@@ -55,6 +55,12 @@ enum df_pattern {
 	DF_PAT_ROUTER_SHIFT = 3, /* [FB] §3.2 WC: router R_i to R_i+shift */
 };
 
+/* What happens to the packets on a link when it fails. */
+enum df_in_flight {
+	DF_INFLIGHT_DELIVER = 0, /* they arrive (they had left already) */
+	DF_INFLIGHT_DROP = 1,	 /* they are lost, counted as link_down */
+};
+
 enum df_process {
 	DF_PROC_BERNOULLI = 0,
 	DF_PROC_PERIODIC = 1,
@@ -97,7 +103,7 @@ struct df_link_params {
 	uint32_t vcs;
 };
 
-#define DF_CFG_MAX_KEYS 64
+#define DF_CFG_MAX_KEYS 96
 #define DF_MAX_BINDS	64 /* [terminals] port bindings and address keys */
 
 struct df_term_bind {
@@ -178,6 +184,10 @@ struct df_config {
 	uint32_t cap_ring;     /* records each worker can queue */
 	uint64_t cap_limit_mb; /* file size at which writing stops (0: none) */
 	char cap_file[256];
+
+	/* [faults] (control/faults.h, emu/control.c) */
+	char fault_events[1024]; /* "T:down:rR.pP, T:up:rR.pP, T:load:X" */
+	enum df_in_flight fault_in_flight;
 
 	/* [run] */
 	uint32_t workers;	    /* 0 = auto: one per free CPU, at least 1 */

@@ -234,12 +234,6 @@ struct cdg {
 	int oom;
 };
 
-static uint32_t chan_id(const struct df_tables *tb, uint32_t r, uint8_t port,
-			uint8_t vc)
-{
-	return (r * tb->nports + port) * DF_MAX_VC + vc;
-}
-
 static void add_deps(void *arg, const uint32_t *routers, const uint8_t *ports,
 		     const uint8_t *vcs, int n)
 {
@@ -256,9 +250,9 @@ static void add_deps(void *arg, const uint32_t *routers, const uint8_t *ports,
 			c->edges = e;
 			c->cap = cap;
 		}
-		uint64_t a = chan_id(c->tb, routers[k], ports[k], vcs[k]);
-		uint64_t b = chan_id(c->tb, routers[k + 1], ports[k + 1],
-				     vcs[k + 1]);
+		uint64_t a = df_chan_id(c->tb, routers[k], ports[k], vcs[k]);
+		uint64_t b = df_chan_id(c->tb, routers[k + 1], ports[k + 1],
+					vcs[k + 1]);
 		c->edges[c->n++] = a << 32 | b;
 	}
 }
@@ -336,32 +330,29 @@ out:
 	return rc;
 }
 
-int df_vcplan_check(const struct df_tables *tb, enum df_algorithm alg,
-		    struct df_vcplan_info *info, char *err, size_t errlen)
+int df_cdg_check(const struct df_tables *tb, uint64_t *edges, size_t n,
+		 struct df_vcplan_info *info, char *err, size_t errlen)
 {
-	struct cdg c = {.tb = tb};
 	uint32_t nch = tb->nrouters * tb->nports * DF_MAX_VC;
 	uint32_t *off = NULL, *dst = NULL;
 	uint8_t *seen = NULL;
 	size_t u = 0;
 	int rc = -1;
 
-	if (for_each_path(tb, alg, add_deps, &c, info, err, errlen))
-		goto out;
-	if (c.oom)
-		goto oom;
-	if (c.n)
-		qsort(c.edges, c.n, sizeof(*c.edges), cmp_u64);
-	for (size_t i = 0; i < c.n; i++)
-		if (u == 0 || c.edges[i] != c.edges[u - 1])
-			c.edges[u++] = c.edges[i];
+	if (n)
+		qsort(edges, n, sizeof(*edges), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || edges[i] != edges[u - 1])
+			edges[u++] = edges[i];
 	off = calloc(nch + 1, sizeof(*off));
 	dst = malloc((u ? u : 1) * sizeof(*dst));
 	seen = calloc(nch, 1);
-	if (!off || !dst || !seen)
-		goto oom;
+	if (!off || !dst || !seen) {
+		snprintf(err, errlen, "out of memory in the deadlock check");
+		goto out;
+	}
 	for (size_t i = 0; i < u; i++) {
-		uint32_t a = c.edges[i] >> 32, b = (uint32_t)c.edges[i];
+		uint32_t a = edges[i] >> 32, b = (uint32_t)edges[i];
 		off[a + 1]++;
 		dst[i] = b;
 		seen[a] = seen[b] = 1;
@@ -375,14 +366,28 @@ int df_vcplan_check(const struct df_tables *tb, enum df_algorithm alg,
 			info->channels += seen[i];
 	}
 	rc = find_cycle(tb, nch, off, dst, err, errlen);
-	goto out;
-oom:
-	snprintf(err, errlen, "out of memory in the deadlock check");
 out:
-	free(c.edges);
 	free(off);
 	free(dst);
 	free(seen);
+	return rc;
+}
+
+int df_vcplan_check(const struct df_tables *tb, enum df_algorithm alg,
+		    struct df_vcplan_info *info, char *err, size_t errlen)
+{
+	struct cdg c = {.tb = tb};
+	int rc = -1;
+
+	if (for_each_path(tb, alg, add_deps, &c, info, err, errlen))
+		goto out;
+	if (c.oom) {
+		snprintf(err, errlen, "out of memory in the deadlock check");
+		goto out;
+	}
+	rc = df_cdg_check(tb, c.edges, c.n, info, err, errlen);
+out:
+	free(c.edges);
 	return rc;
 }
 

@@ -32,4 +32,19 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 int df_vcplan_check(const struct df_tables *tb, enum df_algorithm alg,
 		    struct df_vcplan_info *info, char *err, size_t errlen);
 
+/* Channel id of (router, port, VC), as the dependency edges use it. */
+static inline uint32_t df_chan_id(const struct df_tables *tb, uint32_t r,
+				  uint32_t port, uint32_t vc)
+{
+	return (r * tb->nports + port) * DF_MAX_VC + vc;
+}
+
+/*
+ * Is the channel-dependency graph with these edges (a << 32 | b: channel
+ * a held while b is requested) acyclic? Sorts and de-duplicates edges in
+ * place. Returns 0, or -1 with a cycle described in err.
+ */
+int df_cdg_check(const struct df_tables *tb, uint64_t *edges, size_t n,
+		 struct df_vcplan_info *info, char *err, size_t errlen);
+
 #endif

@@ -36,11 +36,17 @@ struct dp_link {
 	 * VCs captured; packets handed to the writer, and not */
 	uint32_t cap_if, cap_vcs;
 	uint64_t cap_taken, cap_skipped;
+	/* failed (control/faults.h): the sender routes around it; set by
+	 * the main lcore after the tables without it are in place */
+	volatile uint8_t down;
 
 	/* receiver side: written by the downstream lcore */
 	struct rte_ring *credits __rte_cache_aligned;
 	uint64_t credit_lat_tsc;
 	uint64_t last_credit_due; /* credit ring stays ordered by due */
+	/* failed with faults.in_flight = drop: packets due up to this TSC
+	 * are lost on arrival (UINT64_MAX while down); 0 = none */
+	volatile uint64_t drop_until;
 } __rte_cache_aligned;
 
 /* Serialization time of len bytes on link l, in TSC cycles. */

@@ -31,6 +31,44 @@ static inline void route_here(struct dp_router *r, struct dp_pkt *pk)
 	r->port[pk->out_port].waiting[pk->out_vc] += pk->flits;
 }
 
+/* A packet that was on a link when it failed, with faults.in_flight =
+ * drop: counted with its reason, settled for the exactly-once check, its
+ * buffer space returned at once (the link's credits are restored, as a
+ * link coming back up starts with full credits). */
+static void lost(struct dp_router *r, struct dp_port *p, struct rte_mbuf *m,
+		 uint64_t now)
+{
+	struct dp_lcore *lc = r->lc;
+	struct dp_pkt *pk = dp_pkt(m);
+
+	lc->st.drops[DP_DROP_LINK_DOWN]++;
+	if (pk->flags & DP_PKT_MEASURED)
+		lc->st.drops_measured++;
+	if (!(pk->flags & DP_PKT_EXTERNAL)) {
+		lc->rx_cnt[pk->src_term]++;
+		lc->rx_sum[pk->src_term] += pk->seq;
+		lc->rx_sq[pk->src_term] += (uint64_t)pk->seq * pk->seq;
+	}
+	if (unlikely(dp_link_credit(p->in, now, pk->vc, pk->flits)))
+		lc->st.enq_fail++;
+	lc->st.credits_out++;
+	rte_pktmbuf_free(m);
+}
+
+/* The packet's output failed after it was routed: route it again on the
+ * tables without that link (the source decides again: its choice may
+ * have been the failed link's path). */
+static void reroute(struct dp_router *r, struct dp_port *op, struct dp_pkt *pk,
+		    int at_source)
+{
+	op->waiting[pk->out_vc] -= pk->flits;
+	if (at_source) {
+		pk->flags &= ~DP_PKT_NONMIN;
+		r->eng->decide(r, pk);
+	}
+	route_here(r, pk);
+}
+
 static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 			uint64_t now)
 {
@@ -43,6 +81,10 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		struct dp_vcq *q = &p->q[pk->vc];
 
 		dp_hist_add(&lc->st.lateness, now - pk->due_tsc);
+		if (unlikely(pk->due_tsc <= p->in->drop_until)) {
+			lost(r, p, m, now);
+			continue;
+		}
 		/* Room is guaranteed: the sender held credits for it. A full
 		 * queue is a credit bug: count it, never overwrite. */
 		if (unlikely(dp_vcq_count(q) > q->mask)) {
@@ -95,6 +137,12 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 			route_here(r, pk);
 		}
 		op = &r->port[pk->out_port];
+		if (unlikely(op->out->down)) {
+			reroute(r, op, pk, ip->cls == DF_LINK_TERMINAL);
+			op = &r->port[pk->out_port];
+			if (op->out->down)
+				return 0;
+		}
 		/* the serializer must be free (DESIGN.md §2 step 4) and the
 		 * downstream VC must have room for the whole packet (VCT) */
 		if (op->out->busy_until > now ||

@@ -7,6 +7,7 @@ const char *const dp_drop_name[DP_DROP_N] = {
 	[DP_DROP_UNKNOWN_DST] = "unknown_destination",
 	[DP_DROP_RUNT] = "runt",
 	[DP_DROP_OVERSIZE] = "oversize",
+	[DP_DROP_LINK_DOWN] = "link_down",
 };
 
 const char *const dp_pair_name[DP_PAIR_N] = {

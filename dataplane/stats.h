@@ -54,6 +54,8 @@ enum dp_drop {
 	DP_DROP_UNKNOWN_DST, /* port frame: no terminal has its address */
 	DP_DROP_RUNT,	     /* port frame: shorter than an Ethernet header */
 	DP_DROP_OVERSIZE,    /* port frame: larger than a buffer can hold */
+	DP_DROP_LINK_DOWN,   /* on a link when it failed (faults.in_flight =
+				drop): the only drop after injection */
 	DP_DROP_N,
 };
 extern const char *const dp_drop_name[DP_DROP_N];

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "faults.h"
 #include "place.h"
 #include "ring.h"
 #include "tables.h"
@@ -22,6 +23,9 @@ struct df_plan {
 	struct df_ring ring; /* OFAR's escape ring (n = 0 otherwise) */
 	uint16_t *worker_of; /* [router] */
 	uint32_t nworkers;
+	/* [faults] events, in time order */
+	struct df_fault_event events[DF_MAX_FAULT_EVENTS];
+	uint32_t nevents;
 };
 
 /* Build wiring, tables, VC plan (with the deadlock check) and placement
@@ -49,8 +53,18 @@ struct df_output_report {
 	double delay_avg_ns;
 };
 
+/* One change made during the run ([faults] events, telemetry). */
+struct df_fault_log {
+	double t_s; /* since the start of the run */
+	int ok;	    /* 0: refused, nothing changed */
+	char what[48];
+	char msg[320];
+};
+
 struct df_report {
 	double offered_load, accepted_load;
+	struct df_fault_log *faults; /* malloc'd */
+	uint32_t nfaults;
 	uint64_t generated, injected, delivered, in_flight, not_injected;
 	uint64_t drops[DP_DROP_N];
 	uint64_t gen_measured, del_measured, drops_measured;

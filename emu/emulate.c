@@ -25,6 +25,7 @@
 
 #include "emu.h"
 #include "emu_capture.h"
+#include "control.h"
 #include "telemetry.h"
 #include "terminals.h"
 #include "routing.h"
@@ -49,6 +50,12 @@ struct emu {
 };
 
 static unsigned run_id; /* unique ring/pool names across runs */
+
+/* Injected, not yet delivered nor lost on a failed link. */
+static uint64_t in_flight(const struct dp_stats *s)
+{
+	return s->injected - s->delivered - s->drops[DP_DROP_LINK_DOWN];
+}
 
 static uint64_t ns_to_tsc(double hz, uint64_t ns)
 {
@@ -623,20 +630,20 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 			"in-flight %llu p99 %.1f us late-p99 %.1f us "
 			"dropped %llu\n",
 			el, total, b, phase, off, acc,
-			(unsigned long long)(s->injected - s->delivered),
-			lat / 1e3, late / 1e3, (unsigned long long)drops);
+			(unsigned long long)in_flight(s), lat / 1e3, late / 1e3,
+			(unsigned long long)drops);
 		fflush(o->status);
 	}
 	if (o->csv) {
 		fprintf(o->csv,
 			"%.3f,%s,%.4f,%.4f,%llu,%llu,%llu,%llu,%llu,%llu\n", el,
-			phase, off, acc,
-			(unsigned long long)(s->injected - s->delivered),
+			phase, off, acc, (unsigned long long)in_flight(s),
 			(unsigned long long)s->delivered,
 			(unsigned long long)drops, (unsigned long long)lat,
 			(unsigned long long)late,
 			(unsigned long long)(s->generated - s->injected -
-					     drops));
+					     drops +
+					     s->drops[DP_DROP_LINK_DOWN]));
 		fflush(o->csv);
 	}
 	*prev = *s;
@@ -774,6 +781,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		(size_t)e->pl->topo.nrouters * e->pl->topo.nports * DF_MAX_VC;
 	struct watch w = {.head = calloc(nvq, sizeof(uint32_t)),
 			  .since = calloc(nvq, sizeof(uint64_t))};
+	struct emu_ctl *ctl;
 
 	run->m0 = t0 + ns_to_tsc(e->hz, c->warmup_ms * 1000000ULL);
 	run->m1 = run->m0 + ns_to_tsc(e->hz, c->measure_ms * 1000000ULL);
@@ -807,6 +815,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 						 (e->pl->topo.nterms - 1);
 		while (df_gcd(t->a2a_mul, e->pl->topo.nterms - 1) != 1);
 	}
+	ctl = emu_ctl_start(e->pl, run, e->routers, e->hz, t0, e->err,
+			    e->errlen);
 	run->gen_on = 1;
 	rte_smp_wmb();
 	for (uint32_t w = 0; w < e->pl->nworkers; w++)
@@ -821,6 +831,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		sleep_ms(1);
 		df_capture_drain(e->cap);
 		now = rte_rdtsc();
+		emu_ctl_poll(ctl, now);
 		sum_stats(e, &s);
 		if (now >= run->m0 && now < run->m1)
 			phase = "measure";
@@ -849,8 +860,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		}
 		if (!run->gen_on && all_stopped(e)) {
 			sum_stats(e, &s); /* after the acknowledgements */
-			if (s.injected == s.delivered &&
-			    s.credits_out == s.credits_in)
+			if (in_flight(&s) == 0 && s.credits_out == s.credits_in)
 				break;
 		}
 		if (now >= deadline) {
@@ -871,6 +881,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	run->quit = 1;
 	rte_eal_mp_wait_lcore();
 	df_telemetry_attach(NULL);
+	emu_ctl_finish(ctl, rep);
 	free(w.head);
 	free(w.since);
 	rep->wall_s = (double)(rte_rdtsc() - t0) / e->hz;
@@ -1004,7 +1015,7 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->generated = s.generated;
 	rep->injected = s.injected;
 	rep->delivered = s.delivered;
-	rep->in_flight = s.injected - s.delivered;
+	rep->in_flight = in_flight(&s);
 	rep->not_injected = s.not_injected;
 	memcpy(rep->drops, s.drops, sizeof(s.drops));
 	rep->gen_measured = s.gen_measured;

@@ -61,6 +61,9 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 		goto fail;
 	if (pl->tb.esc && escape_plan(pl, err, errlen))
 		goto fail;
+	if (df_faults_parse_events(cfg, &pl->topo, pl->events, &pl->nevents,
+				   err, errlen))
+		goto fail;
 	pl->worker_of = calloc(pl->topo.nrouters, sizeof(*pl->worker_of));
 	if (pl->worker_of == NULL) {
 		snprintf(err, errlen, "out of memory");

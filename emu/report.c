@@ -15,6 +15,9 @@ void df_report_free(struct df_report *r)
 	free(r->lat_hist[1]);
 	free(r->outputs);
 	free(r->router_injected);
+	free(r->faults);
+	r->faults = NULL;
+	r->nfaults = 0;
 	r->router_injected = NULL;
 	r->router_min = r->router_nonmin = NULL;
 	r->lat_hist[0] = r->lat_hist[1] = NULL;
@@ -185,6 +188,9 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f, "  %-22s %llu generated in window, %llu delivered\n",
 		"measured packets", (unsigned long long)r->gen_measured,
 		(unsigned long long)r->del_measured);
+	for (uint32_t i = 0; i < r->nfaults; i++)
+		fprintf(f, "  %-22s at %.3f s %s: %s\n", i ? "" : "changes",
+			r->faults[i].t_s, r->faults[i].what, r->faults[i].msg);
 	if (c->nbind)
 		fprintf(f,
 			"  %-22s %llu frames in, %llu out, %llu ARP requests "
@@ -420,7 +426,16 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	for (int d = 0; d < DP_DROP_N; d++)
 		fprintf(f, "%s\"%s\": %llu", d ? ", " : "", dp_drop_name[d],
 			(unsigned long long)r->drops[d]);
-	fprintf(f, "}},\n");
+	fprintf(f, "}},\n  \"changes\": [");
+	for (uint32_t i = 0; i < r->nfaults; i++) {
+		fprintf(f, "%s{\"t_s\": %.6f, \"ok\": %d, \"what\": ",
+			i ? ", " : "", r->faults[i].t_s, r->faults[i].ok);
+		df_json_str(f, r->faults[i].what);
+		fprintf(f, ", \"message\": ");
+		df_json_str(f, r->faults[i].msg);
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\n");
 	fprintf(f, "  \"latency_ns\": ");
 	json_latency(f, &r->lat);
 	fprintf(f, ",\n  \"latency_by_path_ns\": {\"minimal\": ");

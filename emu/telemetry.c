@@ -7,6 +7,7 @@
 #include <rte_cycles.h>
 #include <rte_telemetry.h>
 
+#include "control.h"
 #include "telemetry.h"
 
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -400,6 +401,78 @@ CMD(routing)
 CMD(latency)
 CMD(lateness)
 
+/* A message as an array of strings: 22.11 caps one at 127 characters. */
+static void add_long_string(struct rte_tel_data *d, const char *name,
+			    const char *s)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+	char chunk[RTE_TEL_MAX_STRING_LEN];
+	size_t len = strlen(s);
+
+	if (a == NULL)
+		return;
+	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	for (size_t i = 0; i < len; i += sizeof(chunk) - 1) {
+		snprintf(chunk, sizeof(chunk), "%s", s + i);
+		rte_tel_data_add_array_string(a, chunk);
+	}
+	rte_tel_data_add_dict_container(d, name, a, 0);
+}
+
+/* Run-time changes go to the main lcore (control.h); not under tel_lock,
+ * which the main lcore takes when the run ends. */
+static int change(enum df_fault_op op, const char *params,
+		  struct rte_tel_data *d)
+{
+	char reply[400];
+	int rc =
+		emu_ctl_request(op, params ? params : "", reply, sizeof(reply));
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "result", rc == 0 ? "done" : "refused");
+	add_long_string(d, "message", reply);
+	return 0;
+}
+
+static int cmd_link_down(const char *cmd, const char *params,
+			 struct rte_tel_data *d)
+{
+	(void)cmd;
+	return change(DF_FAULT_DOWN, params, d);
+}
+
+static int cmd_link_up(const char *cmd, const char *params,
+		       struct rte_tel_data *d)
+{
+	(void)cmd;
+	return change(DF_FAULT_UP, params, d);
+}
+
+static int cmd_load(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	return change(DF_FAULT_LOAD, params, d);
+}
+
+static void change_line(void *arg, double t_s, int ok, const char *s)
+{
+	char line[RTE_TEL_MAX_STRING_LEN];
+
+	snprintf(line, sizeof(line), "%.3f s %s %s", t_s,
+		 ok ? "done" : "refused", s);
+	rte_tel_data_add_array_string(arg, line);
+}
+
+static int cmd_changes(const char *cmd, const char *params,
+		       struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	emu_ctl_log(change_line, d);
+	return 0;
+}
+
 int df_telemetry_register(void)
 {
 	static int done;
@@ -424,6 +497,15 @@ int df_telemetry_register(void)
 		 "Latency of measured packets: quantiles and histogram"},
 		{"/dfemu/lateness", cmd_lateness,
 		 "How late releases are against emulated time"},
+		{"/dfemu/link_down", cmd_link_down,
+		 "Fail a link. Parameter: one end, rR.pP (router R, port P)"},
+		{"/dfemu/link_up", cmd_link_up,
+		 "Restore a failed link. Parameter: one end, rR.pP"},
+		{"/dfemu/load", cmd_load,
+		 "Change the offered load. Parameter: the new load, (0, 1]"},
+		{"/dfemu/changes", cmd_changes,
+		 "Links failed and restored, load changes, refusals: one line "
+		 "each (the report has the full messages)"},
 	};
 	int rc;
 

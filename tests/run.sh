@@ -59,6 +59,8 @@ run ports-san "tests/test_ports.sh" "$SAN/emu/dfemu"
 run testpmd "tests/test_testpmd.sh" "$REL/emu/dfemu"
 run pktgen-scripts "tests/test_pktgen.sh" "$REL/emu/dfemu"
 run capture "tests/test_capture.sh" "$REL/emu/dfemu"
+run faults "tests/test_faults.sh" "$REL/emu/dfemu"
+run faults-san "tests/test_faults.sh" "$SAN/emu/dfemu"
 run topo "tests/test_topo.sh" "$REL/tools/dfemu-topo"
 
 echo "logs in $LOG"

@@ -18,3 +18,15 @@ tap_done() {
 	echo "1..$n"
 	[ "$failed" -eq 0 ]
 }
+
+# wait_phase PREFIX PHASE: poll the telemetry of the dfemu running with
+# --file-prefix=PREFIX until /dfemu/info says PHASE (at most 20 s)
+wait_phase() {
+	i=0
+	until echo /dfemu/info | dpdk-telemetry.py -f "$1" 2>/dev/null |
+		grep -q "\"phase\": \"$2\""; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || return 1
+		sleep 0.2
+	done
+}

@@ -208,13 +208,7 @@ ok $? "a port the routers do not have: exit 2, the allowed range named"
 	--json "$TMP/tel.json" $EAL --file-prefix=dftel$$ >"$TMP/tel.log" 2>&1 &
 emu=$!
 PIDS="$PIDS $emu"
-i=0
-until echo /dfemu/info | dpdk-telemetry.py -f dftel$$ 2>/dev/null |
-	grep -q '"phase": "measure"'; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || break
-	sleep 0.2
-done
+wait_phase dftel$$ measure
 for c in /dfemu/info /dfemu/routers /dfemu/routers,2 /dfemu/links \
 	/dfemu/links,0 /dfemu/terminals /dfemu/routing /dfemu/latency \
 	/dfemu/lateness /dfemu/terminals; do

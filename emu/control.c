@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Run-time changes (control.h): [faults] events and telemetry commands,
+ * carried out on the main lcore.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_atomic.h>
+
+#include "control.h"
+#include <rte_cycles.h>
+#include "router.h"
+
+#define MAX_LOG 256
+
+struct emu_ctl {
+	const struct df_plan *pl;
+	struct dp_run *run;
+	struct dp_router *const *routers;
+	double hz;
+	uint64_t t0;
+	uint32_t next_event;
+	/* link failures: possible (why_not == NULL) and their state */
+	const char *why_not;
+	int faults_ready;
+	struct df_faults f;
+	struct df_tables **versions; /* every table version installed */
+	uint32_t nversions, cversions;
+	double load;
+	/* settling after a link change (faults.h): queue tails to pass,
+	 * stage 1 (tails at the change) then 2 (tails one link delay after
+	 * stage 1 ended), and when stage 2's snapshot is due */
+	int settling;
+	uint32_t *snap;
+	uint64_t snap2_at, changed_at, link_delay;
+	/* what happened */
+	struct df_fault_log log[MAX_LOG];
+	uint32_t nlog;
+	/* one command from the telemetry thread: state 0 free, 1 posted,
+	 * 2 answered */
+	volatile int req_state;
+	enum df_fault_op req_op;
+	char req_arg[64];
+	char req_reply[320];
+	int req_rc;
+	volatile int closing;
+};
+
+/* The run the telemetry thread may talk to: requests one at a time. */
+static pthread_mutex_t req_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_ctl *active;
+
+static void add_log(struct emu_ctl *c, uint64_t now, int ok, const char *what,
+		    const char *msg)
+{
+	struct df_fault_log *l;
+
+	if (c->nlog == MAX_LOG)
+		return;
+	pthread_mutex_lock(&active_lock);
+	l = &c->log[c->nlog];
+	l->t_s = (double)(now - c->t0) / c->hz;
+	l->ok = ok;
+	snprintf(l->what, sizeof(l->what), "%s", what);
+	snprintf(l->msg, sizeof(l->msg), "%s", msg);
+	c->nlog++;
+	pthread_mutex_unlock(&active_lock);
+}
+
+/* Table entries (router, destination) that differ from the full wiring's. */
+static uint64_t changed_entries(const struct df_tables *a,
+				const struct df_tables *b)
+{
+	size_t n = (size_t)a->nrouters * a->nrouters;
+	uint64_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += a->port_to_router[i] != b->port_to_router[i];
+	return k;
+}
+
+static int keep_version(struct emu_ctl *c, struct df_tables *tb)
+{
+	if (c->nversions == c->cversions) {
+		uint32_t cap = c->cversions ? 2 * c->cversions : 8;
+		struct df_tables **v = realloc(c->versions, cap * sizeof(*v));
+		if (v == NULL)
+			return -1;
+		c->versions = v;
+		c->cversions = cap;
+	}
+	c->versions[c->nversions++] = tb;
+	return 0;
+}
+
+/* Input VC queue i (router, port, VC in order), read while workers run. */
+static volatile const struct dp_vcq *vcq(const struct emu_ctl *c, size_t i)
+{
+	uint32_t np = c->pl->topo.nports;
+
+	return &c->routers[i / DF_MAX_VC / np]
+			->port[i / DF_MAX_VC % np]
+			.q[i % DF_MAX_VC];
+}
+
+static size_t nvcq(const struct emu_ctl *c)
+{
+	return (size_t)c->pl->topo.nrouters * c->pl->topo.nports * DF_MAX_VC;
+}
+
+/* Tails of every input VC queue, as they are now. */
+static void snapshot(struct emu_ctl *c)
+{
+	for (size_t i = 0; i < nvcq(c); i++)
+		c->snap[i] = vcq(c, i)->tail;
+}
+
+/* Has every queue's head passed its snapshot tail? */
+static int passed(const struct emu_ctl *c)
+{
+	for (size_t i = 0; i < nvcq(c); i++)
+		if ((int32_t)(vcq(c, i)->head - c->snap[i]) < 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * Settling (faults.h): stage 1 waits until every packet queued at the
+ * change has left its queue (its last hop under the old tables); stage
+ * 2, one link delay later, until every packet then queued -- those that
+ * were on a link, routed under the old tables, and routed under the new
+ * ones on arrival -- has left too.
+ */
+static void settle(struct emu_ctl *c, uint64_t now)
+{
+	char msg[96];
+
+	if (c->settling == 1 && passed(c)) {
+		c->settling = 2;
+		c->snap2_at = now + c->link_delay;
+	} else if (c->settling == 2 && now >= c->snap2_at) {
+		snapshot(c);
+		c->settling = 3;
+	} else if (c->settling == 3 && passed(c)) {
+		c->settling = 0;
+		snprintf(msg, sizeof(msg),
+			 "no packet routed under the tables before the last "
+			 "change is left, %.1f ms after it",
+			 (double)(now - c->changed_at) * 1e3 / c->hz);
+		add_log(c, now, 1, "settled", msg);
+	}
+}
+
+static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
+		   uint64_t now, char *msg, size_t n)
+{
+	const struct df_topo *t = &c->pl->topo;
+	const struct df_port_info *pi = &t->ports[r * t->nports + port];
+	struct dp_port *a = &c->routers[r]->port[port];
+	struct dp_port *b = &c->routers[pi->peer]->port[pi->peer_port];
+	struct df_tables *nt;
+	char why[512];
+
+	if (c->why_not) {
+		snprintf(msg, n, "refused: %s", c->why_not);
+		return -1;
+	}
+	if (c->settling) {
+		snprintf(msg, n,
+			 "refused: the change at %.3f s is still settling "
+			 "(packets routed under the tables before it are still "
+			 "queued); try again later",
+			 (double)(c->changed_at - c->t0) / c->hz);
+		return -1;
+	}
+	if (!c->faults_ready) {
+		if (df_faults_init(&c->f, t, &c->pl->tb, c->pl->cfg.algorithm,
+				   why, sizeof(why))) {
+			snprintf(msg, n, "refused: %.300s", why);
+			return -1;
+		}
+		c->faults_ready = 1;
+	}
+	nt = calloc(1, sizeof(*nt));
+	if (nt == NULL || keep_version(c, nt)) {
+		free(nt);
+		snprintf(msg, n, "refused: out of memory");
+		return -1;
+	}
+	if (df_faults_set(&c->f, r, port, down, nt, why, sizeof(why))) {
+		c->nversions--;
+		free(nt);
+		snprintf(msg, n, "refused: %.300s", why);
+		return -1;
+	}
+	/* tables first: a packet that finds its output down routes again on
+	 * the tables it reads then, which must already avoid the link */
+	__atomic_store_n(&c->run->tb, nt, __ATOMIC_RELEASE);
+	rte_smp_wmb();
+	if (c->pl->cfg.fault_in_flight == DF_INFLIGHT_DROP)
+		a->in->drop_until = b->in->drop_until = down ? UINT64_MAX : 0;
+	rte_smp_wmb();
+	a->out->down = b->out->down = (uint8_t)down;
+	c->changed_at = now;
+	snapshot(c);
+	c->settling = 1;
+	snprintf(msg, n,
+		 "r%u.p%u (%s) <-> r%u.p%u %s; %llu of %llu router-pair "
+		 "routes differ from the full wiring's; deadlock check "
+		 "(these tables, the ones before and packets going from one "
+		 "to the other) passed",
+		 r, port, df_link_class_name(pi->cls), pi->peer, pi->peer_port,
+		 down ? "down" : "up",
+		 (unsigned long long)changed_entries(nt, &c->pl->tb),
+		 (unsigned long long)t->nrouters * (t->nrouters - 1));
+	return 0;
+}
+
+static int load_op(struct emu_ctl *c, double load, char *msg, size_t n)
+{
+	struct dp_run *run = c->run;
+
+	if (!(c->pl->cfg.load > 0)) {
+		snprintf(msg, n,
+			 "refused: the run started with traffic.load = 0 (no "
+			 "generator armed)");
+		return -1;
+	}
+	if (!(load > 0) || load > 1) {
+		snprintf(msg, n, "refused: load %g; allowed: (0, 1]", load);
+		return -1;
+	}
+	/* two aligned stores the terminals read at their next packet */
+	run->gap_q16 = (uint64_t)(run->slot_q16 / load);
+	run->ln1m_load = log1p(-load);
+	snprintf(msg, n, "offered load %.4g -> %.4g", c->load, load);
+	c->load = load;
+	return 0;
+}
+
+static int apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
+		 uint64_t now, char *msg, size_t n)
+{
+	char what[48];
+	uint32_t r, port;
+	int rc;
+
+	if (op == DF_FAULT_LOAD) {
+		char *end;
+		double x = strtod(arg, &end);
+		snprintf(what, sizeof(what), "load %s", arg);
+		if (end == arg || *end) {
+			snprintf(msg, n, "refused: '%s' is not a number", arg);
+			rc = -1;
+		} else {
+			rc = load_op(c, x, msg, n);
+		}
+	} else {
+		snprintf(what, sizeof(what), "link %s %s", arg,
+			 op == DF_FAULT_DOWN ? "down" : "up");
+		if (df_faults_parse_link(&c->pl->topo, arg, &r, &port, msg, n))
+			rc = -1;
+		else
+			rc = link_op(c, r, port, op == DF_FAULT_DOWN, now, msg,
+				     n);
+	}
+	add_log(c, now, rc == 0, what, msg);
+	return rc;
+}
+
+struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
+			      struct dp_router *const *routers, double hz,
+			      uint64_t t0, char *err, size_t errlen)
+{
+	struct emu_ctl *c = calloc(1, sizeof(*c));
+
+	if (c == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	c->pl = pl;
+	c->run = run;
+	c->routers = routers;
+	c->hz = hz;
+	c->t0 = t0;
+	c->load = pl->cfg.load;
+	c->why_not = df_faults_unsupported(&pl->cfg);
+	c->snap =
+		calloc((size_t)pl->topo.nrouters * pl->topo.nports * DF_MAX_VC,
+		       sizeof(*c->snap));
+	if (c->snap == NULL) {
+		free(c);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	/* the longest a packet can take on a link: serialization of the
+	 * largest frame plus the latency */
+	for (int k = 0; k < DF_LINK_NCLASS; k++) {
+		const struct df_link_params *lp = &pl->cfg.link[k];
+		double ns = lp->latency_ns +
+			    (lp->bandwidth_gbps > 0
+				     ? run->max_frame * 8.0 / lp->bandwidth_gbps
+				     : 0);
+		uint64_t tsc = (uint64_t)(ns * hz / 1e9) + 1;
+		if (tsc > c->link_delay)
+			c->link_delay = tsc;
+	}
+	pthread_mutex_lock(&active_lock);
+	active = c;
+	pthread_mutex_unlock(&active_lock);
+	return c;
+}
+
+void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
+{
+	char msg[320];
+
+	if (c == NULL)
+		return;
+	if (c->settling)
+		settle(c, now);
+	while (c->next_event < c->pl->nevents) {
+		const struct df_fault_event *ev = &c->pl->events[c->next_event];
+		uint64_t due = c->t0 + (uint64_t)(ev->t_ms * c->hz / 1e3);
+		char arg[64];
+		if (now < due)
+			break;
+		/* a scheduled link change waits for the one before to
+		 * settle (a telemetry command is refused instead) */
+		if (ev->op != DF_FAULT_LOAD && c->settling)
+			break;
+		if (ev->op == DF_FAULT_LOAD)
+			snprintf(arg, sizeof(arg), "%g", ev->load);
+		else
+			snprintf(arg, sizeof(arg), "r%u.p%u", ev->r, ev->port);
+		if (apply(c, ev->op, arg, now, msg, sizeof(msg)) == 0 &&
+		    now - due > c->hz / 1e3 && c->nlog) {
+			struct df_fault_log *l = &c->log[c->nlog - 1];
+			size_t len = strlen(l->msg);
+			pthread_mutex_lock(&active_lock);
+			snprintf(l->msg + len, sizeof(l->msg) - len,
+				 " (due at %.3f s, it waited for the change "
+				 "before to settle)",
+				 (double)(due - c->t0) / c->hz);
+			pthread_mutex_unlock(&active_lock);
+		}
+		c->next_event++;
+	}
+	if (c->req_state == 1) {
+		c->req_rc = apply(c, c->req_op, c->req_arg, now, c->req_reply,
+				  sizeof(c->req_reply));
+		rte_smp_wmb();
+		c->req_state = 2;
+	}
+}
+
+void emu_ctl_finish(struct emu_ctl *c, struct df_report *rep)
+{
+	if (c == NULL)
+		return;
+	c->closing = 1;
+	pthread_mutex_lock(&active_lock);
+	active = NULL;
+	pthread_mutex_unlock(&active_lock);
+	/* a request still waiting sees closing; take its lock to know it
+	 * has let go of c */
+	pthread_mutex_lock(&req_lock);
+	pthread_mutex_unlock(&req_lock);
+	rep->faults = malloc((c->nlog ? c->nlog : 1) * sizeof(*rep->faults));
+	if (rep->faults) {
+		memcpy(rep->faults, c->log, c->nlog * sizeof(*rep->faults));
+		rep->nfaults = c->nlog;
+	}
+	for (uint32_t i = 0; i < c->nversions; i++) {
+		df_tables_free(c->versions[i]);
+		free(c->versions[i]);
+	}
+	free(c->versions);
+	free(c->snap);
+	if (c->faults_ready)
+		df_faults_free(&c->f);
+	free(c);
+}
+
+int emu_ctl_request(enum df_fault_op op, const char *arg, char *reply, size_t n)
+{
+	struct emu_ctl *c;
+	int rc = -1;
+
+	pthread_mutex_lock(&req_lock);
+	pthread_mutex_lock(&active_lock);
+	c = active;
+	pthread_mutex_unlock(&active_lock);
+	if (c == NULL) {
+		snprintf(reply, n, "no run");
+		goto out;
+	}
+	c->req_op = op;
+	snprintf(c->req_arg, sizeof(c->req_arg), "%s", arg ? arg : "");
+	rte_smp_wmb();
+	c->req_state = 1;
+	/* the main lcore answers within a loop turn (1 ms); a deadlock
+	 * check on a large network takes longer, so wait up to 10 s */
+	for (int i = 0; i < 10000 && c->req_state != 2 && !c->closing; i++) {
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+	}
+	if (c->req_state == 2) {
+		rte_smp_rmb();
+		snprintf(reply, n, "%s", c->req_reply);
+		rc = c->req_rc;
+	} else {
+		snprintf(reply, n, "no answer: the run %s",
+			 c->closing ? "ended" : "did not answer in 10 s");
+	}
+	c->req_state = 0;
+out:
+	pthread_mutex_unlock(&req_lock);
+	return rc;
+}
+
+void emu_ctl_log(void (*line)(void *arg, double t_s, int ok, const char *s),
+		 void *arg)
+{
+	char buf[300];
+
+	pthread_mutex_lock(&active_lock);
+	for (uint32_t i = 0; active && i < active->nlog; i++) {
+		snprintf(buf, sizeof(buf), "%s: %s", active->log[i].what,
+			 active->log[i].msg);
+		line(arg, active->log[i].t_s, active->log[i].ok, buf);
+	}
+	pthread_mutex_unlock(&active_lock);
+}

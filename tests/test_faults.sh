@@ -1,0 +1,180 @@
+#!/bin/sh
+# Faults (issue 9): links failed and restored while traffic runs, from
+# [faults] events and from telemetry commands; MIN's fallback to a detour
+# when a group pair loses its only global link; in-flight packets
+# delivered or dropped and counted; every packet and credit accounted for;
+# refusals with their reason (an algorithm that cannot, a partition, a
+# change before the last one settled, bad events).
+# Usage: tests/test_faults.sh PATH/TO/dfemu (from the repo root)
+set -u
+DFEMU=${1:?usage: $0 PATH/TO/dfemu}
+cd "$(dirname "$0")/.." || exit 1
+TMP=$(mktemp -d)
+PIDS=""
+cleanup() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	[ -n "${KEEP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+. tests/tap.sh
+EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning"
+REF="--config configs/reference.ini --quiet --set traffic.warmup_ms=50"
+
+# emu NAME ARGS...: a run, its report in NAME.json, its exit status in rc
+emu() {
+	name=$1
+	shift
+	# shellcheck disable=SC2086
+	"$DFEMU" $REF --json "$TMP/$name.json" "$@" $EAL \
+		--file-prefix=dffault$$ >"$TMP/$name.log" 2>&1
+	rc=$?
+}
+
+# accounted NAME: every packet delivered or dropped with its reason,
+# exactly once, every credit back, and the changes as expected (python
+# expression over r, the report, in $2)
+accounted() {
+	python3 - "$TMP/$1.json" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = p0 = r["packets"]
+lost = p["dropped"]["link_down"]
+print("# injected %d delivered %d link_down %d in flight %d; hops %s" %
+      (p["injected"], p["delivered"], lost, p["in_flight"],
+       r["hops"]["histogram"]))
+for c in r["changes"]:
+    print("#   %.3f s %s %s: %s" % (c["t_s"], "ok" if c["ok"] else "REFUSED",
+                                    c["what"], c["message"][:100]))
+assert p["in_flight"] == 0 and p["injected"] == p["delivered"] + lost
+assert r["exactly_once"] and r["credits_conserved"] and r["drained"]
+assert eval("(" + sys.argv[2] + ")"), sys.argv[2]
+PY
+}
+
+# 1. MIN: r0.p5 is group 0's only global link to group 1 (g = ah+1).
+# Under the worst case (group G to G+1) at load 0.1, below MIN's 0.125,
+# all of group 0's traffic needs it; with it down from the start, that
+# traffic still arrives: it detours through third groups.
+emu base --set traffic.measure_ms=300
+accounted base 'max(int(k) for k in r["hops"]["histogram"]) <= 3'
+ok $? "MIN on the full wiring: at most 3 router hops, accounted"
+emu min --set traffic.measure_ms=300 --set traffic.pattern=adversarial \
+	--set traffic.load=0.1 --set faults.events=0:down:r0.p5
+[ "$rc" -eq 0 ] && accounted min 'r["changes"][0]["ok"] and
+	"r0.p5 (global) <-> r7.p6 down" in r["changes"][0]["message"] and
+	r["accepted_load"] > 0.09'
+ok $? "MIN, a group pair's only global link down: its traffic detours through third groups and all arrives"
+
+# 2. in-flight packets: a 200 us global latency keeps about eight packets
+# on r0.p5 (80 % busy with group 0 -> 1 traffic) whenever it fails; the
+# global buffers cover the credit round trip
+EV="100:down:r0.p5, 200:up:r0.p5, 300:down:r0.p5, 400:up:r0.p5"
+LONG="--set traffic.pattern=adversarial --set traffic.load=0.1
+	--set traffic.measure_ms=500 --set links.global_latency_ns=200000
+	--set links.global_buffer_flits=512"
+# shellcheck disable=SC2086
+emu drop $LONG --set faults.in_flight=drop --set faults.events="$EV"
+[ "$rc" -eq 0 ] && accounted drop 'r["packets"]["dropped"]["link_down"] > 0
+	and sum(c["ok"] for c in r["changes"]
+		if c["what"].startswith("link")) == 4'
+ok $? "faults.in_flight = drop: packets on the failed link lost and counted as link_down; injected = delivered + lost"
+# shellcheck disable=SC2086
+emu deliver $LONG --set faults.events="$EV"
+[ "$rc" -eq 0 ] && accounted deliver 'r["packets"]["dropped"]["link_down"] == 0
+	and sum(c["ok"] for c in r["changes"]
+		if c["what"].startswith("link")) == 4'
+ok $? "faults.in_flight = deliver (default): nothing lost, all accounted"
+
+# 3. the Valiant family on a local link going down and up
+for alg in val ugal-l ugal-g vc-ordered; do
+	emu "$alg" --set routing.algorithm=$alg --set traffic.load=0.3 \
+		--set traffic.measure_ms=300 \
+		--set faults.events="50:down:r5.p3, 150:up:r5.p3"
+	[ "$rc" -eq 0 ] && accounted "$alg" 'all(c["ok"] for c in r["changes"])
+		and "(local)" in r["changes"][0]["message"]'
+	ok $? "$alg: a local link down and up again during the run, accounted"
+done
+
+# 4. a scheduled change waits for the one before to settle; refusals
+emu settle --set traffic.measure_ms=100 \
+	--set faults.events="10:down:r0.p5, 10:up:r0.p5"
+[ "$rc" -eq 0 ] && accounted settle 'all(c["ok"] for c in r["changes"]) and
+	"waited for the change before to settle" in r["changes"][-2]["message"]'
+ok $? "a scheduled change due before the last one settled: applied once it has, and said so"
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/small.ini --quiet --json "$TMP/part.json" \
+	--set traffic.measure_ms=100 \
+	--set faults.events="10:down:r0.p2, 30:down:r1.p2" $EAL \
+	--file-prefix=dffault$$ >"$TMP/part.log" 2>&1
+[ $? -eq 0 ] && accounted part 'r["changes"][0]["ok"] and
+	not r["changes"][-1]["ok"] and
+	"could not reach" in r["changes"][-1]["message"]'
+ok $? "the change that would cut a group off: refused (router cannot reach router), the run goes on accounted"
+"$DFEMU" --check --config configs/reference.ini --set routing.algorithm=ofar \
+	--set faults.events=10:down:r0.p5 >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "escape ring" "$TMP/err"
+ok $? "ofar with link failures: refused at start, the reason named"
+"$DFEMU" --check --config configs/reference.ini \
+	--set faults.events=10:explode:r0.p5 >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "'10:explode:r0.p5' is not an event; allowed: T:down:rR.pP" "$TMP/err"
+ok $? "a malformed event: exit 2, the forms allowed"
+"$DFEMU" --check --config configs/reference.ini \
+	--set faults.events=10:down:r99.p5 >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "routers are 0..35" "$TMP/err"
+ok $? "a link the network does not have: exit 2, the ranges named"
+"$DFEMU" --check --config configs/reference.ini --set run.stall_ms=500 \
+	>/dev/null 2>&1
+ok $? "run.stall_ms is accepted (the watchdog's period)"
+
+# 5. telemetry commands during a run, then SIGINT
+# shellcheck disable=SC2086
+"$DFEMU" $REF --set traffic.load=0.2 --set traffic.measure_ms=60000 \
+	--json "$TMP/tel.json" $EAL --file-prefix=dffaulttel$$ \
+	>"$TMP/tel.log" 2>&1 &
+emu=$!
+PIDS="$PIDS $emu"
+wait_phase dffaulttel$$ measure
+tel() {
+	echo "$1" | dpdk-telemetry.py -f dffaulttel$$ 2>/dev/null | tail -1
+}
+tel /dfemu/link_down,r0.p5 >"$TMP/t1"
+grep -q '"result": "done"' "$TMP/t1"
+ok $? "/dfemu/link_down,r0.p5: done"
+tel /dfemu/link_down,r0.p5 >"$TMP/t2"
+grep -q '"result": "refused"' "$TMP/t2"
+ok $? "/dfemu/link_down again: refused"
+tel /dfemu/load,0.1 >"$TMP/t3"
+grep -q 'offered load 0.2 -> 0.1' "$TMP/t3"
+ok $? "/dfemu/load,0.1: the offered load changes"
+tel /dfemu/link_up,bogus >"$TMP/t4"
+grep -q "is not a link" "$TMP/t4"
+ok $? "/dfemu/link_up with a bad link: refused, the form named"
+tel /dfemu/changes >"$TMP/t5"
+grep -q "link r0.p5 down" "$TMP/t5"
+ok $? "/dfemu/changes lists what happened"
+kill -INT $emu
+wait $emu
+[ $? -eq 0 ] && accounted tel 'sum(1 for c in r["changes"]
+	if c["what"] in ("link r0.p5 down", "load 0.1") and c["ok"]) == 2'
+ok $? "the run ends on SIGINT with the changes in its report, accounted"
+
+# 6. a command before the last change settled is refused: global links of
+# 1 s latency make settling take over a second, and one telemetry session
+# sends the second command right after the first answer
+# shellcheck disable=SC2086
+"$DFEMU" $REF --set traffic.load=0.01 --set traffic.measure_ms=60000 \
+	--set traffic.drain_timeout_ms=100 --set links.global_latency_ns=1000000000 --json "$TMP/slow.json" \
+	$EAL --file-prefix=dffaultslow$$ >"$TMP/slow.log" 2>&1 &
+emu=$!
+PIDS="$PIDS $emu"
+wait_phase dffaultslow$$ measure
+printf '/dfemu/link_down,r0.p5\n/dfemu/link_up,r0.p5\n' |
+	dpdk-telemetry.py -f dffaultslow$$ >"$TMP/t6" 2>&1
+grep '/dfemu/link_up' "$TMP/t6" | grep -q "still settling"
+ok $? "/dfemu/link_up before the link_down settled: refused, said why"
+# a second signal stops at once: this throttled network does not drain
+kill -INT $emu
+kill -INT $emu
+wait $emu
+
+tap_done
