@@ -685,11 +685,45 @@ struct watch {
 	uint64_t next;	 /* next check */
 };
 
+/* What the head packet of a stuck VC waits for, for the diagnosis. */
+static void waits_for(const struct dp_router *r,
+		      volatile const struct dp_vcq *q, uint64_t now, char *buf,
+		      size_t n)
+{
+	const struct rte_mbuf *m = q->slot[q->head & q->mask];
+	const struct dp_pkt *pk = dp_pkt((struct rte_mbuf *)(uintptr_t)m);
+	const struct dp_port *op;
+
+	if (r->eng->select != NULL) {
+		snprintf(buf, n,
+			 "to router %u: no output it may take (fully adaptive) "
+			 "has room for it",
+			 pk->dst_router);
+		return;
+	}
+	if (pk->out_port == DF_PORT_NONE || pk->out_port >= r->nports) {
+		snprintf(buf, n, "not routed yet (to router %u)",
+			 pk->dst_router);
+		return;
+	}
+	op = &r->port[pk->out_port];
+	snprintf(buf, n,
+		 "to router %u, routed to port %u (%s) vc%u: %u of %u "
+		 "credits free, %u needed; serializer %s%s",
+		 pk->dst_router, pk->out_port, df_link_class_name(op->cls),
+		 pk->out_vc, op->credits[pk->out_vc],
+		 op->credit_full[pk->out_vc], pk->flits,
+		 op->out->busy_until > now ? "busy" : "free",
+		 op->out->down ? "; the link is down" : "");
+}
+
 static int watch_check(struct emu *e, struct watch *w, uint64_t now,
-		       struct df_report *rep)
+		       struct df_report *rep, FILE *dump)
 {
 	const struct df_topo *t = &e->pl->topo;
 	uint64_t limit = ns_to_tsc(e->hz, e->pl->cfg.watchdog_ms * 1000000ULL);
+	uint32_t nstuck = 0;
+	char why[200];
 
 	if (w->head == NULL || limit == 0 || now < w->next)
 		return 0;
@@ -712,17 +746,38 @@ static int watch_check(struct emu *e, struct watch *w, uint64_t now,
 					w->since[i] = now;
 				if (now - w->since[i] < limit)
 					continue;
-				snprintf(
-					rep->stuck, sizeof(rep->stuck),
-					"router %u port %u (%s) vc%u: its head "
-					"packet has not moved for %.0f ms, %u "
-					"packets queued",
-					r, k, df_link_class_name(p->cls), v,
-					(now - w->since[i]) * 1e3 / e->hz, n);
-				return 1;
+				waits_for(e->routers[r], q, now, why,
+					  sizeof(why));
+				if (nstuck++ == 0)
+					snprintf(rep->stuck, sizeof(rep->stuck),
+						 "router %u port %u (%s) vc%u: "
+						 "its head packet has not "
+						 "moved for %.0f ms, %u "
+						 "packets queued",
+						 r, k,
+						 df_link_class_name(p->cls), v,
+						 (now - w->since[i]) * 1e3 /
+							 e->hz,
+						 n);
+				/* the dump: every stuck VC, and what its
+				 * head packet waits for */
+				if (dump && nstuck <= 64)
+					fprintf(dump,
+						"dfemu: stuck: router %u port "
+						"%u (%s) vc%u, %u queued, "
+						"%.0f ms: head packet %s\n",
+						r, k,
+						df_link_class_name(p->cls), v,
+						n,
+						(now - w->since[i]) * 1e3 /
+							e->hz,
+						why);
 			}
 		}
-	return 0;
+	if (nstuck && dump)
+		fprintf(dump, "dfemu: %u VCs stuck%s\n", nstuck,
+			nstuck > 64 ? " (64 shown)" : "");
+	return nstuck != 0;
 }
 
 /*
@@ -867,7 +922,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			phase = "timeout";
 			break;
 		}
-		if (watch_check(e, &w, now, rep)) {
+		if (watch_check(e, &w, now, rep,
+				o->status ? o->status : stderr)) {
 			phase = "stuck";
 			break;
 		}

@@ -126,6 +126,23 @@ ok $? "a link the network does not have: exit 2, the ranges named"
 	>/dev/null 2>&1
 ok $? "run.stall_ms is accepted (the watchdog's period)"
 
+# the watchdog (run.stall_ms): OFAR without its escape ring deadlocks
+# under ADV+h; the run ends with every stuck VC and what it waits for
+# shellcheck disable=SC2086
+"$DFEMU" $REF --set routing.algorithm=ofar --set routing.escape=off \
+	--set routing.cm=none --set links.local_buffer_flits=16 \
+	--set links.global_buffer_flits=16 --set traffic.pattern=adversarial \
+	--set traffic.shift=2 --set traffic.process=saturate \
+	--set traffic.measure_ms=1000 --set traffic.finish=stop \
+	--set run.stall_ms=300 --set links.terminal_bandwidth_gbps=0.1 \
+	--set links.local_bandwidth_gbps=0.1 \
+	--set links.global_bandwidth_gbps=0.1 $EAL --file-prefix=dffault$$ \
+	>"$TMP/stall.out" 2>"$TMP/stall.err"
+[ $? -eq 1 ] && grep -q "STUCK: router" "$TMP/stall.out" &&
+	grep -Eq "^dfemu: stuck: router [0-9]+ port [0-9]+ \((local|global)\) vc[0-9], [0-9]+ queued, [0-9]+ ms: head packet to router [0-9]+: no output" "$TMP/stall.err" &&
+	grep -Eq "^dfemu: [0-9]+ VCs stuck" "$TMP/stall.err"
+ok $? "a deadlock: exit 1 within run.stall_ms, a dump of the stuck VCs and what their head packets wait for"
+
 # 5. telemetry commands during a run, then SIGINT
 # shellcheck disable=SC2086
 "$DFEMU" $REF --set traffic.load=0.2 --set traffic.measure_ms=60000 \
