@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "ingress.h"
 #include "tap.h"
 #include "worker.h"
 
@@ -309,30 +310,14 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
  * delivers to this terminal leave on the port; while the port will not
  * take one, it waits and its buffer space is not returned (backpressure).
  */
-static uint32_t term_of_mac(const struct dp_run *run, const uint8_t *mac)
-{
-	return dp_addr_find(&run->mac_tab, dp_mac_key(mac));
-}
-
-static uint32_t term_of_ip(const struct dp_run *run, uint32_t ip_be)
-{
-	return dp_addr_find(&run->ip_tab, ip_be);
-}
-
-/* ARP request for a terminal's address: answer it on the port. */
-static int proxy_arp(struct dp_term *t, struct rte_mbuf *m)
+/* Answer an ARP request for terminal who (dp_ingress_classify found it)
+ * on the port the request came in on. */
+static void proxy_arp(struct dp_term *t, struct rte_mbuf *m, uint32_t who)
 {
 	const struct dp_run *run = t->lc->run;
 	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	struct rte_arp_hdr *ah = (struct rte_arp_hdr *)(eh + 1);
-	uint32_t who;
 
-	if (m->pkt_len < sizeof(*eh) + sizeof(*ah) ||
-	    ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST))
-		return 0;
-	who = term_of_ip(run, ah->arp_data.arp_tip);
-	if (who == UINT32_MAX || who == t->id)
-		return 0;
 	ah->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
 	ah->arp_data.arp_tha = ah->arp_data.arp_sha;
 	ah->arp_data.arp_tip = ah->arp_data.arp_sip;
@@ -344,32 +329,6 @@ static int proxy_arp(struct dp_term *t, struct rte_mbuf *m)
 	if (rte_eth_tx_burst((uint16_t)t->eth, 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
 	t->lc->st.arp_replies++;
-	return 1;
-}
-
-/* The terminal a port frame goes to, or a drop reason (as ~reason). */
-static uint32_t classify(struct dp_term *t, struct rte_mbuf *m)
-{
-	const struct dp_run *run = t->lc->run;
-	const struct rte_ether_hdr *eh =
-		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	uint32_t dst;
-
-	if (m->pkt_len < sizeof(*eh) || m->data_len < sizeof(*eh))
-		return ~(uint32_t)DP_DROP_RUNT;
-	if (m->pkt_len > run->max_frame)
-		return ~(uint32_t)DP_DROP_OVERSIZE;
-	dst = term_of_mac(run, eh->dst_addr.addr_bytes);
-	if (dst == UINT32_MAX && (eh->dst_addr.addr_bytes[0] & 1) &&
-	    eh->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) &&
-	    m->data_len >= sizeof(*eh) + sizeof(struct rte_ipv4_hdr)) {
-		const struct rte_ipv4_hdr *ih =
-			(const struct rte_ipv4_hdr *)(eh + 1);
-		dst = term_of_ip(run, ih->dst_addr);
-	}
-	if (dst == UINT32_MAX || dst == t->id)
-		return ~(uint32_t)DP_DROP_UNKNOWN_DST;
-	return dst;
 }
 
 /* Send one received frame into the network, if credits allow. */
@@ -470,15 +429,16 @@ in:
 			work += t->in_n;
 		}
 		m = t->in[t->in_i];
-		if (m->data_len >= sizeof(struct rte_ether_hdr) &&
-		    rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->ether_type ==
-			    rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP) &&
-		    proxy_arp(t, m)) {
+		dst = dp_ingress_classify(rte_pktmbuf_mtod(m, const uint8_t *),
+					  m->data_len, m->pkt_len,
+					  lc->run->max_frame, &lc->run->mac_tab,
+					  &lc->run->ip_tab, t->id);
+		if (dp_ingress_is_arp(dst)) {
+			proxy_arp(t, m, dst & ~DP_INGRESS_ARP);
 			t->in_i++;
 			continue;
 		}
-		dst = classify(t, m);
-		if ((int32_t)dst < 0) {
+		if (dp_ingress_is_drop(dst)) {
 			lc->st.generated++;
 			lc->st.drops[~dst]++;
 			rte_pktmbuf_free(m);

@@ -31,6 +31,7 @@ struct df_capture {
 	uint64_t t0_tsc, t0_ns; /* TSC and CLOCK_REALTIME at the start */
 	uint64_t written;
 	uint64_t limit_bytes, over_limit; /* capture.limit_mb; not written */
+	uint64_t write_failed;		  /* handed over after a write failed */
 };
 
 static const char *const route_name[] = {"minimal", "nonminimal", "escape"};
@@ -198,7 +199,9 @@ unsigned df_capture_drain(struct df_capture *cp)
 				NULL)) > 0) {
 			left -= k;
 			for (unsigned i = 0; i < k; i++) {
-				if (cp->w.bytes >= cp->limit_bytes)
+				if (cp->w.failed)
+					cp->write_failed++;
+				else if (cp->w.bytes >= cp->limit_bytes)
 					cp->over_limit++;
 				else
 					write_rec(cp, recs[i]);
@@ -231,6 +234,7 @@ void df_capture_finish(struct df_capture *cp, struct df_report *rep)
 	}
 	rep->cap_written = cp->written;
 	rep->cap_over_limit = cp->over_limit;
+	rep->cap_write_failed = cp->write_failed;
 	rep->cap_bytes = cp->w.bytes;
 	rep->cap_error = df_pcapng_close(&cp->w);
 	snprintf(rep->cap_file, sizeof(rep->cap_file), "%s", cp->cfg->cap_file);

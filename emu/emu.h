@@ -117,6 +117,7 @@ struct df_report {
 	uint64_t cap_written, cap_taken, cap_skipped, cap_bytes;
 	uint64_t cap_over_limit; /* handed over after the file reached limit_mb
 				  */
+	uint64_t cap_write_failed; /* handed over after a write failed */
 	int cap_error;
 	char cap_file[256];
 	struct df_output_report *outputs; /* CR: network outputs, malloc'd */

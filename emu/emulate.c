@@ -583,9 +583,12 @@ static void sleep_ms(unsigned ms)
 
 /* p99 of the measured packets' latency and of every release's lateness
  * so far (ns), read without locks from the workers' histograms. */
-static void live_p99(const struct emu *e, uint64_t *lat, uint64_t *late)
+static void live_p99(const struct emu *e, uint64_t *lat, uint64_t *late,
+		     uint64_t *late_iv)
 {
-	static struct dp_hist hl, hx; /* main lcore only */
+	/* main lcore only; hp: lateness at the last call, for the p99 of
+	 * the interval since (a drift shows there, not in the total) */
+	static struct dp_hist hl, hx, hp, hd;
 
 	memset(&hl, 0, sizeof(hl));
 	memset(&hx, 0, sizeof(hx));
@@ -594,8 +597,16 @@ static void live_p99(const struct emu *e, uint64_t *lat, uint64_t *late)
 		dp_hist_merge(&hl, &e->lc[w]->st.latency[1]);
 		dp_hist_merge(&hx, &e->lc[w]->st.lateness);
 	}
+	if (hx.n < hp.n) /* a new run in this process */
+		memset(&hp, 0, sizeof(hp));
+	hd = hx;
+	hd.n = hx.n - hp.n;
+	for (uint32_t i = 0; i < DP_HIST_BUCKETS; i++)
+		hd.b[i] = hx.b[i] - hp.b[i];
+	hp = hx;
 	*lat = (uint64_t)(dp_hist_quantile(&hl, 0.99) * 1e9 / e->hz);
 	*late = (uint64_t)(dp_hist_quantile(&hx, 0.99) * 1e9 / e->hz);
+	*late_iv = (uint64_t)(dp_hist_quantile(&hd, 0.99) * 1e9 / e->hz);
 }
 
 /* One line a second: progress, the load offered and accepted over the
@@ -614,13 +625,13 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 		     e->pl->topo.nterms * dt / c->packet_bytes;
 	double off = cap > 0 ? (s->generated - prev->generated) / cap : 0.0;
 	double acc = cap > 0 ? (s->delivered - prev->delivered) / cap : 0.0;
-	uint64_t drops = 0, lat, late;
+	uint64_t drops = 0, lat, late, late_iv;
 	int bar = (int)(20 * (el < total ? el / total : 1.0));
 	char b[21];
 
 	for (int d = 0; d < DP_DROP_N; d++)
 		drops += s->drops[d];
-	live_p99(e, &lat, &late);
+	live_p99(e, &lat, &late, &late_iv);
 	for (int i = 0; i < 20; i++)
 		b[i] = i < bar ? '#' : '.';
 	b[20] = '\0';
@@ -636,14 +647,16 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 	}
 	if (o->csv) {
 		fprintf(o->csv,
-			"%.3f,%s,%.4f,%.4f,%llu,%llu,%llu,%llu,%llu,%llu\n", el,
-			phase, off, acc, (unsigned long long)in_flight(s),
+			"%.3f,%s,%.4f,%.4f,%llu,%llu,%llu,%llu,%llu,%llu,%"
+			"llu\n",
+			el, phase, off, acc, (unsigned long long)in_flight(s),
 			(unsigned long long)s->delivered,
 			(unsigned long long)drops, (unsigned long long)lat,
 			(unsigned long long)late,
 			(unsigned long long)(s->generated - s->injected -
 					     drops +
-					     s->drops[DP_DROP_LINK_DOWN]));
+					     s->drops[DP_DROP_LINK_DOWN]),
+			(unsigned long long)late_iv);
 		fflush(o->csv);
 	}
 	*prev = *s;

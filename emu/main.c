@@ -524,7 +524,8 @@ int main(int argc, char **argv)
 		}
 		fprintf(eo.csv, "elapsed_s,phase,offered,accepted,in_flight,"
 				"delivered,dropped,latency_p99_ns,"
-				"lateness_p99_ns,source_queued\n");
+				"lateness_p99_ns,source_queued,"
+				"lateness_p99_interval_ns\n");
 	}
 	on_signals();
 	if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {

@@ -260,13 +260,18 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 	if (r->cap_on)
 		fprintf(f,
 			"  %-22s %s: %llu packets on %u links (%.1f MB), %llu "
-			"skipped (capture ring full), %llu over limit_mb%s%s\n",
+			"skipped (capture ring full), %llu over limit_mb%s%s",
 			"capture", r->cap_file,
 			(unsigned long long)r->cap_written, r->cap_ifaces,
 			r->cap_bytes / 1e6, (unsigned long long)r->cap_skipped,
 			(unsigned long long)r->cap_over_limit,
 			r->cap_error ? "; WRITE FAILED: " : "",
 			r->cap_error ? strerror(r->cap_error) : "");
+	if (r->cap_on && r->cap_error)
+		fprintf(f, " (%llu packets not written after it)",
+			(unsigned long long)r->cap_write_failed);
+	if (r->cap_on)
+		fprintf(f, "\n");
 	if (r->interrupted)
 		fprintf(f, "  INTERRUPTED: %s\n",
 			r->interrupted == 1
@@ -511,11 +516,12 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f,
 		", \"interfaces\": %u, \"written\": %llu, \"handed\": "
 		"%llu, \"skipped\": %llu, \"over_limit\": %llu, "
-		"\"bytes\": %llu, \"error\": ",
+		"\"write_failed\": %llu, \"bytes\": %llu, \"error\": ",
 		r->cap_ifaces, (unsigned long long)r->cap_written,
 		(unsigned long long)r->cap_taken,
 		(unsigned long long)r->cap_skipped,
 		(unsigned long long)r->cap_over_limit,
+		(unsigned long long)r->cap_write_failed,
 		(unsigned long long)r->cap_bytes);
 	df_json_str(f, r->cap_error ? strerror(r->cap_error) : "");
 	fprintf(f, "},\n");

@@ -61,6 +61,7 @@ run pktgen-scripts "tests/test_pktgen.sh" "$REL/emu/dfemu"
 run capture "tests/test_capture.sh" "$REL/emu/dfemu"
 run faults "tests/test_faults.sh" "$REL/emu/dfemu"
 run faults-san "tests/test_faults.sh" "$SAN/emu/dfemu"
+run fuzz "tests/test_fuzz.sh" "$REL-fuzz"
 run topo "tests/test_topo.sh" "$REL/tools/dfemu-topo"
 
 echo "logs in $LOG"

@@ -201,6 +201,19 @@ ok $? "an unwritable capture file: exit $rc, the file named ($(grep -m1 "^dfemu:
 [ $? -eq 2 ] && grep -q "'r1.p9': routers have ports p0..p2" "$TMP/err"
 ok $? "a port the routers do not have: exit 2, the allowed range named"
 
+# a full disk: the run goes on; the report says so and counts the rest
+capture full --capture all --set capture.file=/dev/full
+[ $? -eq 0 ] && python3 - "$TMP/full.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["capture"]
+assert c["error"] == "No space left on device", c
+assert c["write_failed"] > 0, c
+assert c["handed"] == c["written"] + c["over_limit"] + c["write_failed"], c
+assert r["credits_conserved"] and r["exactly_once"], r
+PY
+ok $? "capture to a full disk (/dev/full): the run completes accounted, the error named, handed = written + over limit + not written"
+
 # 7. telemetry while traffic runs, and --stats-csv
 # shellcheck disable=SC2086
 "$DFEMU" --config configs/small.ini --quiet --set traffic.load=0.1 \
@@ -244,7 +257,9 @@ python3 - "$TMP/s.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows and set(rows[0]) >= {"elapsed_s", "offered", "accepted",
-    "in_flight", "latency_p99_ns", "lateness_p99_ns", "dropped"}, rows[:1]
+    "in_flight", "latency_p99_ns", "lateness_p99_ns", "dropped",
+    "lateness_p99_interval_ns"}, rows[:1]
+assert all(int(r["lateness_p99_interval_ns"]) > 0 for r in rows[1:-1]), rows
 t = [float(r["elapsed_s"]) for r in rows]
 assert t == sorted(t) and len(t) >= 2, t
 assert all(0.05 < float(r["offered"]) < 0.2 for r in rows[:-1]), rows

@@ -14,7 +14,9 @@ trap 'tools/dfemu-hosts down --prefix $P >/dev/null 2>&1; [ -n "${KEEP:-}" ] || 
 . tests/tap.sh
 EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning --file-prefix=dfport-$$"
 
-# 50 UDP frames t0 -> t5 of growing size, a runt, one to an unknown MAC
+# 50 UDP frames t0 -> t5 of growing size amid bad ones: a runt, one to an
+# unknown MAC, an oversize one, a truncated ARP request and a storm of 200
+# broadcasts of an EtherType nobody routes
 "$DFEMU" --print-addresses --config configs/small.ini >"$TMP/addr.json"
 python3 - "$TMP" <<'PY'
 import json, struct, sys
@@ -34,9 +36,17 @@ for i in range(50):
     iph = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i, 0, 64, 17,
                       0, ip(a[0]["ip"]), ip(a[5]["ip"]))
     good.append(mac(a[5]["mac"]) + mac(a[0]["mac"]) + b"\x08\x00" + iph + udp)
-bad = [b"\x02" * 10,
-       bytes.fromhex("020000000099") + mac(a[0]["mac"]) + b"\x08\x00" + b"\0" * 50]
-pcap(d + "/in.pcap", good[:20] + bad + good[20:])
+bcast = b"\xff" * 6
+bad = [b"\x02" * 10,  # runt
+       bytes.fromhex("020000000099") + mac(a[0]["mac"]) + b"\x08\x00" + b"\0" * 50,
+       # oversize: more than t5's input buffer holds
+       mac(a[5]["mac"]) + mac(a[0]["mac"]) + b"\x08\x00" + b"\0" * 5000,
+       # an ARP request cut short after the Ethernet header
+       bcast + mac(a[0]["mac"]) + b"\x08\x06" + b"\x00\x01\x08\x00"]
+# a broadcast storm of an EtherType nobody routes, amid the good frames
+storm = [bcast + mac(a[0]["mac"]) + b"\x12\x34" + bytes([i % 256]) * 46
+         for i in range(200)]
+pcap(d + "/in.pcap", good[:20] + bad + storm[:100] + good[20:] + storm[100:])
 pcap(d + "/empty.pcap", [])
 json.dump([g.hex() for g in good], open(d + "/want.json", "w"))
 PY
@@ -86,10 +96,12 @@ python3 - "$TMP/r.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 p = r["packets"]
-assert p["dropped"]["runt"] == 1 and p["dropped"]["unknown_destination"] == 1, p
+dr = p["dropped"]
+assert dr["runt"] == 1 and dr["oversize"] == 1, p
+assert dr["unknown_destination"] == 1 + 1 + 200, p
 assert p["injected"] == 50 and p["delivered"] == 50, p
-assert p["generated"] == p["injected"] + sum(p["dropped"].values()), p
-assert r["ports"]["rx"] == 52 and r["ports"]["tx"] == 50, r["ports"]
+assert p["generated"] == p["injected"] + sum(dr.values()), p
+assert r["ports"]["rx"] == 254 and r["ports"]["tx"] == 50, r["ports"]
 assert r["credits_conserved"] is True
 # t0 (group 0) to t5 (group 2): two terminal links and a global one at least
 x = r["port_latency_by_pair_ns"]
@@ -98,7 +110,7 @@ floor = 2 * c["terminal_latency_ns"] + c["global_latency_ns"]
 assert x["other_group"]["packets"] == 50 and x["other_group"]["min"] >= floor, x
 assert x["same_router"]["packets"] == 0 and x["same_group"]["packets"] == 0, x
 PY
-ok $? "report: 52 frames in, 50 out, the runt and the unknown MAC dropped by reason, latency in the other-group class"
+ok $? "report: 254 frames in, 50 out, the runt, the oversize frame, the unknown MAC, the truncated ARP and the 200 broadcasts dropped by reason, latency in the other-group class"
 
 # a port whose peer takes nothing (a memif server with no client): the
 # frames wait in the dragonfly, the run times out, the report names t5

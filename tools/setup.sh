@@ -9,7 +9,8 @@ BUILD=${1:-build}
 [ $# -gt 0 ] && shift
 
 PKGS="gcc meson ninja-build pkg-config libdpdk-dev dpdk dpdk-dev libpcap-dev libnuma-dev
-      python3 iproute2 ethtool iputils-ping iperf3 tcpdump tshark gnuplot-nox graphviz"
+      python3 iproute2 ethtool iputils-ping iperf3 tcpdump tshark gnuplot-nox graphviz
+      clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
