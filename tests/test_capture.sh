@@ -201,6 +201,13 @@ ok $? "an unwritable capture file: exit $rc, the file named ($(grep -m1 "^dfemu:
 [ $? -eq 2 ] && grep -q "'r1.p9': routers have ports p0..p2" "$TMP/err"
 ok $? "a port the routers do not have: exit 2, the allowed range named"
 
+# dfemu-trace on 300 mutated copies of a small capture: each is read, or
+# refused with a message; none raises or exhausts memory (a 4 GB limit)
+capture mut --capture all --set traffic.load=0.02 --set traffic.measure_ms=10
+(ulimit -v 4000000; python3 tests/trace_mutate.py "$TMP/mut.pcapng" \
+	"$TMP/mutated.pcapng" 300)
+ok $? "dfemu-trace: 300 truncated or corrupted captures read or refused cleanly"
+
 # a full disk: the run goes on; the report says so and counts the rest
 capture full --capture all --set capture.file=/dev/full
 [ $? -eq 0 ] && python3 - "$TMP/full.json" <<'PY'
