@@ -51,18 +51,26 @@ run dataplane-san "$SAN/tests/test_dataplane" conservation
 run dataplane-timing "$REL/tests/test_dataplane" timing
 run paper-sanity "$REL/tests/test_dataplane" paper
 run ofar-overload "$REL/tests/test_dataplane" overload
+run ofar-overload-san "$SAN/tests/test_dataplane" overload
 run cli "tests/test_cli.sh" "$REL/emu/dfemu"
+run cli-san "tests/test_cli.sh" "$SAN/emu/dfemu"
 run sweep "tests/test_sweep.sh" "$REL/emu/dfemu"
+run sweep-san "tests/test_sweep.sh" "$SAN/emu/dfemu"
 run hosts "tests/test_hosts.sh" "$REL/emu/dfemu"
+run hosts-san "tests/test_hosts.sh" "$SAN/emu/dfemu"
 run ports "tests/test_ports.sh" "$REL/emu/dfemu"
 run ports-san "tests/test_ports.sh" "$SAN/emu/dfemu"
 run testpmd "tests/test_testpmd.sh" "$REL/emu/dfemu"
+run testpmd-san "tests/test_testpmd.sh" "$SAN/emu/dfemu"
 run pktgen-scripts "tests/test_pktgen.sh" "$REL/emu/dfemu"
+run pktgen-scripts-san "tests/test_pktgen.sh" "$SAN/emu/dfemu"
 run capture "tests/test_capture.sh" "$REL/emu/dfemu"
+run capture-san "tests/test_capture.sh" "$SAN/emu/dfemu" san
 run faults "tests/test_faults.sh" "$REL/emu/dfemu"
 run faults-san "tests/test_faults.sh" "$SAN/emu/dfemu"
 run fuzz "tests/test_fuzz.sh" "$REL-fuzz"
 run topo "tests/test_topo.sh" "$REL/tools/dfemu-topo"
+run topo-san "tests/test_topo.sh" "$SAN/tools/dfemu-topo"
 
 echo "logs in $LOG"
 echo "$passed passed, $failed failed"

@@ -3,9 +3,11 @@
 # back with tshark), its exact skip accounting, the /dfemu/ telemetry
 # commands while traffic runs, --stats-csv, and dpdk-dumpcap on a terminal
 # port of a running dfemu (--pdump).
-# Usage: tests/test_capture.sh PATH/TO/dfemu (from the repo root)
+# Usage: tests/test_capture.sh PATH/TO/dfemu [san] (from the repo root);
+# with "san" (a sanitizer build) the one throughput bound is not asserted.
 set -u
-DFEMU=${1:?usage: $0 PATH/TO/dfemu}
+DFEMU=${1:?usage: $0 PATH/TO/dfemu [san]}
+SAN=${2:-}
 cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 PIDS=""
@@ -175,9 +177,10 @@ for cap in none all; do
 		--file-prefix=dfcap$$ >/dev/null 2>&1
 done
 rm -f "$TMP/ref.pcapng"
-python3 - "$TMP/ref-none.json" "$TMP/ref-all.json" <<'PY'
+python3 - "$TMP/ref-none.json" "$TMP/ref-all.json" "$SAN" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
+san = sys.argv[3] == "san"
 c, lp = b["capture"], b["link_packets"]
 print("# accepted %.4f without capture, %.4f capturing all %d links; "
       "%d handed over (%d written, %d over the limit), %d skipped" %
@@ -186,9 +189,11 @@ print("# accepted %.4f without capture, %.4f capturing all %d links; "
 assert c["interfaces"] == 324
 assert c["handed"] + c["skipped"] == sum(lp.values()), (c, lp)
 assert c["written"] + c["over_limit"] == c["handed"], c
-assert b["accepted_load"] >= 0.97 * a["accepted_load"], (a["accepted_load"], b["accepted_load"])
+# a throughput bound: on the optimised build only
+assert san or b["accepted_load"] >= 0.97 * a["accepted_load"], \
+    (a["accepted_load"], b["accepted_load"])
 PY
-ok $? "reference at 0.3: capturing every link keeps accepted load within 3 %, skips counted exactly"
+ok $? "reference at 0.3, every link captured: skips counted exactly${SAN:+ (sanitizer build: accepted load not compared)}${SAN:-, accepted load within 3 % of the run without capture}"
 
 # 6. errors
 # shellcheck disable=SC2086

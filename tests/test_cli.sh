@@ -158,7 +158,8 @@ assert r["credits_conserved"] is True and r["exactly_once"] is True
 for k in ("avg", "p50", "p99", "max"):
     assert r["latency_ns"][k] > 0, r["latency_ns"]
 assert r["latency_ns"]["p50"] <= r["latency_ns"]["p99"] <= r["latency_ns"]["max"]
-assert 0.2 < r["accepted_load"] < 0.4, r["accepted_load"]
+# gross bound at offered 0.3 (short windows, and the sanitizer build)
+assert 0.15 < r["accepted_load"] < 0.45, r["accepted_load"]
 # fairness counters: one per router, every measured packet injected once
 assert len(r["injected_per_router"]) == r["config"]["a"] * r["config"]["g"]
 if sum(p["dropped"].values()) == 0:
