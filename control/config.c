@@ -215,8 +215,9 @@ static const struct key_def keys[] = {
 	{"run", "stall_ms", K_U32, OFF(watchdog_ms), 0, 3600000, NULL,
 	 "the same as watchdog_ms"},
 	{"faults", "events", K_STR, OFF(fault_events), 0, 1024, NULL,
-	 "link failures and load changes at times since the start (ms): "
-	 "T:down:rR.pP, T:up:rR.pP, T:load:X, comma-separated"},
+	 "link failures, router drains and load changes at times since the "
+	 "start (ms): T:down:rR.pP, T:up:rR.pP, T:drain:R, T:undrain:R, "
+	 "T:load:X, comma-separated"},
 	{"faults", "in_flight", K_ENUM, OFF(fault_in_flight), 0, 0,
 	 inflight_names,
 	 "packets on a link when it fails: deliver (they had left) or drop "

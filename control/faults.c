@@ -80,6 +80,9 @@ static void bfs(const struct df_faults *f, const uint32_t *targets, uint32_t nt,
 	}
 	while (head < tail) {
 		uint32_t x = queue[head++];
+		/* a drained router ends a path, never carries one on */
+		if (dist[x] > 0 && f->drained[x])
+			continue;
 		for (uint32_t q = b->p; q < b->nports; q++) {
 			uint32_t y = b->peer_router[x * b->nports + q];
 			if (!up(f, x, q) || dist[y] != UNREACHED)
@@ -117,7 +120,9 @@ static int base_path_up(const struct df_faults *f, uint32_t r, uint32_t d,
 	for (int n = 0; n < 16; n++) {
 		uint32_t port;
 		if (d == UINT32_MAX ? r / b->a == X : r == d)
-			return 1;
+			return d != UINT32_MAX || !f->drained[r];
+		if (n > 0 && f->drained[r])
+			return 0; /* through a drained router */
 		port = d == UINT32_MAX ? b->port_to_group[r * b->g + X]
 				       : b->port_to_router[r * b->nrouters + d];
 		if (port == DF_PORT_NONE || !up(f, r, port))
@@ -161,13 +166,26 @@ static int build(const struct df_faults *f, struct df_tables *out, char *err,
 		}
 	}
 	for (uint32_t X = 0; X < b->g; X++) {
+		uint32_t nt = 0;
 		for (uint32_t j = 0; j < b->a; j++)
-			targets[j] = X * b->a + j;
-		bfs(f, targets, b->a, dist, queue);
-		for (uint32_t r = 0; r < n; r++)
-			if (r / b->a != X && !base_path_up(f, r, UINT32_MAX, X))
-				out->port_to_group[r * b->g + X] =
-					(uint8_t)next_port(f, r, dist, X);
+			if (!f->drained[X * b->a + j])
+				targets[nt++] = X * b->a + j;
+		bfs(f, targets, nt, dist, queue);
+		for (uint32_t r = 0; r < n; r++) {
+			if (r / b->a == X || base_path_up(f, r, UINT32_MAX, X))
+				continue;
+			if (dist[r] == UNREACHED) {
+				snprintf(err, errlen,
+					 "router %u could not reach group %u "
+					 "(as an intermediate) over the links "
+					 "and routers left in service",
+					 r, X);
+				df_tables_free(out);
+				goto done;
+			}
+			out->port_to_group[r * b->g + X] =
+				(uint8_t)next_port(f, r, dist, X);
+		}
 	}
 	rc = 0;
 done:
@@ -380,7 +398,8 @@ int df_faults_init(struct df_faults *f, const struct df_topo *t,
 	f->base = base;
 	f->alg = alg;
 	f->down = calloc((size_t)t->nrouters * t->nports, 1);
-	if (f->down == NULL) {
+	f->drained = calloc(t->nrouters, 1);
+	if (f->down == NULL || f->drained == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -394,6 +413,7 @@ int df_faults_init(struct df_faults *f, const struct df_topo *t,
 void df_faults_free(struct df_faults *f)
 {
 	free(f->down);
+	free(f->drained);
 	free(f->edges);
 	free(f->hops);
 	memset(f, 0, sizeof(*f));
@@ -505,6 +525,20 @@ int df_faults_parse_events(const struct df_config *cfg, const struct df_topo *t,
 					 at, why);
 				return -1;
 			}
+		} else if (!strcmp(op, "drain") || !strcmp(op, "undrain")) {
+			unsigned long r =
+				strtoul(arg + (arg[0] == 'r'), &end, 10);
+			e->op = op[0] == 'd' ? DF_FAULT_DRAIN
+					     : DF_FAULT_UNDRAIN;
+			if (end == arg + (arg[0] == 'r') || *end ||
+			    r >= t->nrouters) {
+				snprintf(err, errlen,
+					 "%s: [faults] events: router '%s': "
+					 "allowed: 0..%u",
+					 at, arg, t->nrouters - 1);
+				return -1;
+			}
+			e->r = (uint32_t)r;
 		} else if (!strcmp(op, "load")) {
 			e->op = DF_FAULT_LOAD;
 			e->load = strtod(arg, &end);
@@ -530,8 +564,8 @@ int df_faults_parse_events(const struct df_config *cfg, const struct df_topo *t,
 		if (e->op != DF_FAULT_LOAD &&
 		    (no = df_faults_unsupported(cfg)) != NULL) {
 			snprintf(err, errlen,
-				 "%s: [faults] events: link failures are not "
-				 "possible here: %s",
+				 "%s: [faults] events: link failures and "
+				 "drains are not possible here: %s",
 				 at, no);
 			return -1;
 		}
@@ -540,11 +574,37 @@ int df_faults_parse_events(const struct df_config *cfg, const struct df_topo *t,
 	bad:
 		snprintf(err, errlen,
 			 "%s: [faults] events: '%s' is not an event; allowed: "
-			 "T:down:rR.pP, T:up:rR.pP or T:load:X (T in ms "
-			 "since the start), comma-separated",
+			 "T:down:rR.pP, T:up:rR.pP, T:drain:R, T:undrain:R or "
+			 "T:load:X (T in ms since the start), comma-separated",
 			 at, orig);
 		return -1;
 	}
 	qsort(ev, *n, sizeof(*ev), cmp_event);
 	return 0;
+}
+
+int df_faults_drain(struct df_faults *f, uint32_t r, int drain,
+		    struct df_tables *out, char *err, size_t errlen)
+{
+	uint8_t was;
+
+	if (r >= f->topo->nrouters) {
+		snprintf(err, errlen, "router %u: routers are 0..%u", r,
+			 f->topo->nrouters - 1);
+		return -1;
+	}
+	was = f->drained[r];
+	if (was == !!drain) {
+		snprintf(err, errlen, "router %u is already %s", r,
+			 drain ? "drained" : "in service");
+		return -1;
+	}
+	f->drained[r] = (uint8_t) !!drain;
+	if (build(f, out, err, errlen) == 0) {
+		if (add_version(f, out, err, errlen) == 0)
+			return 0;
+		df_tables_free(out);
+	}
+	f->drained[r] = was;
+	return -1;
 }

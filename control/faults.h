@@ -33,7 +33,8 @@ struct df_faults {
 	const struct df_topo *topo;
 	const struct df_tables *base; /* the run's tables, no failures */
 	enum df_algorithm alg;
-	uint8_t *down; /* [router * nports + port]: link down (both ends) */
+	uint8_t *down;	  /* [router * nports + port]: link down (both ends) */
+	uint8_t *drained; /* [router]: no transit traffic through it */
 	/* the current version's dependency edges, and its hops (faults.c
 	 * struct hop): a packet that took one may go on under the next
 	 * version's tables */
@@ -65,13 +66,27 @@ int df_faults_parse_link(const struct df_topo *t, const char *s, uint32_t *r,
 int df_faults_set(struct df_faults *f, uint32_t r, uint32_t port, int down,
 		  struct df_tables *out, char *err, size_t errlen);
 
+/*
+ * Drain router r (drain = 1) or return it to service (0): tables in which
+ * no path passes through r (it stays a source and a destination), into
+ * *out, under the same checks. Returns 0, or -1 with the reason.
+ */
+int df_faults_drain(struct df_faults *f, uint32_t r, int drain,
+		    struct df_tables *out, char *err, size_t errlen);
+
 /* [faults] events: one scheduled change. */
-enum df_fault_op { DF_FAULT_DOWN, DF_FAULT_UP, DF_FAULT_LOAD };
+enum df_fault_op {
+	DF_FAULT_DOWN,
+	DF_FAULT_UP,
+	DF_FAULT_LOAD,
+	DF_FAULT_DRAIN,
+	DF_FAULT_UNDRAIN,
+};
 
 struct df_fault_event {
 	uint64_t t_ms; /* since the start of the run */
 	enum df_fault_op op;
-	uint32_t r, port; /* DOWN, UP: one end of the link */
+	uint32_t r, port; /* DOWN, UP: one end of the link; DRAIN: r */
 	double load;	  /* LOAD: the new offered load */
 };
 

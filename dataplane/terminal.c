@@ -82,6 +82,13 @@ static void generate(struct dp_term *t, uint64_t now)
 {
 	const struct dp_run *run = t->lc->run;
 
+	if (unlikely(t->paused)) {
+		/* drained (emu/control.c): no packets; the schedule starts
+		 * afresh when it resumes */
+		if (t->next_gen <= now)
+			t->next_gen = now + (run->slot_q16 >> 16) + 1;
+		return;
+	}
 	if (run->mode != DF_MODE_STEADY) {
 		/* a fixed amount, as fast as flow control lets it in */
 		if (t->sq_head == t->sq_tail && t->batch_left) {

@@ -91,8 +91,9 @@ struct dp_term {
 	uint16_t in_n, in_i;
 	struct rte_mbuf *held;
 	struct dp_out held_out;
-	uint64_t stalls;     /* times its port would not take a frame */
-	struct dp_port port; /* port.out: to the router; port.in: from it */
+	uint64_t stalls;	 /* times its port would not take a frame */
+	volatile uint8_t paused; /* its router is drained: generate nothing */
+	struct dp_port port;	 /* port.out: to the router; port.in: from it */
 } __rte_cache_aligned;
 
 struct dp_lcore {

@@ -22,6 +22,7 @@ struct emu_ctl {
 	const struct df_plan *pl;
 	struct dp_run *run;
 	struct dp_router *const *routers;
+	struct dp_term *const *terms;
 	double hz;
 	uint64_t t0;
 	uint32_t next_event;
@@ -158,17 +159,12 @@ static void settle(struct emu_ctl *c, uint64_t now)
 	}
 }
 
-static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
-		   uint64_t now, char *msg, size_t n)
+/* Can the tables change now? Sets up the fault state on first use. */
+static int can_change(struct emu_ctl *c, uint64_t now, char *msg, size_t n)
 {
-	const struct df_topo *t = &c->pl->topo;
-	const struct df_port_info *pi = &t->ports[r * t->nports + port];
-	struct dp_port *a = &c->routers[r]->port[port];
-	struct dp_port *b = &c->routers[pi->peer]->port[pi->peer_port];
-	struct df_tables *nt;
-	uint64_t t_check;
 	char why[512];
 
+	(void)now;
 	if (c->why_not) {
 		snprintf(msg, n, "refused: %s", c->why_not);
 		return -1;
@@ -182,37 +178,69 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 		return -1;
 	}
 	if (!c->faults_ready) {
-		if (df_faults_init(&c->f, t, &c->pl->tb, c->pl->cfg.algorithm,
-				   why, sizeof(why))) {
+		if (df_faults_init(&c->f, &c->pl->topo, &c->pl->tb,
+				   c->pl->cfg.algorithm, why, sizeof(why))) {
 			snprintf(msg, n, "refused: %.300s", why);
 			return -1;
 		}
 		c->faults_ready = 1;
 	}
-	nt = calloc(1, sizeof(*nt));
+	return 0;
+}
+
+/* A new table version, kept until the end of the run (a packet may still
+ * read the one before while the next is swapped in). */
+static struct df_tables *new_version(struct emu_ctl *c)
+{
+	struct df_tables *nt = calloc(1, sizeof(*nt));
+
 	if (nt == NULL || keep_version(c, nt)) {
 		free(nt);
+		return NULL;
+	}
+	return nt;
+}
+
+/* Tables first: a packet that finds its output down routes again on the
+ * tables it reads then, which must already avoid the link. */
+static void install(struct emu_ctl *c, struct df_tables *nt, uint64_t now)
+{
+	__atomic_store_n(&c->run->tb, nt, __ATOMIC_RELEASE);
+	rte_smp_wmb();
+	c->changed_at = now;
+	snapshot(c);
+	c->settling = 1;
+}
+
+static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
+		   uint64_t now, char *msg, size_t n)
+{
+	const struct df_topo *t = &c->pl->topo;
+	const struct df_port_info *pi = &t->ports[r * t->nports + port];
+	struct dp_port *a = &c->routers[r]->port[port];
+	struct dp_port *b = &c->routers[pi->peer]->port[pi->peer_port];
+	struct df_tables *nt;
+	uint64_t t_check = rte_rdtsc();
+	char why[512];
+
+	if (can_change(c, now, msg, n))
+		return -1;
+	nt = new_version(c);
+	if (nt == NULL) {
 		snprintf(msg, n, "refused: out of memory");
 		return -1;
 	}
-	t_check = rte_rdtsc();
 	if (df_faults_set(&c->f, r, port, down, nt, why, sizeof(why))) {
 		c->nversions--;
 		free(nt);
 		snprintf(msg, n, "refused: %.300s", why);
 		return -1;
 	}
-	/* tables first: a packet that finds its output down routes again on
-	 * the tables it reads then, which must already avoid the link */
-	__atomic_store_n(&c->run->tb, nt, __ATOMIC_RELEASE);
-	rte_smp_wmb();
+	install(c, nt, now);
 	if (c->pl->cfg.fault_in_flight == DF_INFLIGHT_DROP)
 		a->in->drop_until = b->in->drop_until = down ? UINT64_MAX : 0;
 	rte_smp_wmb();
 	a->out->down = b->out->down = (uint8_t)down;
-	c->changed_at = now;
-	snapshot(c);
-	c->settling = 1;
 	snprintf(msg, n,
 		 "r%u.p%u (%s) <-> r%u.p%u %s; %llu of %llu router-pair "
 		 "routes differ from the full wiring's; deadlock check "
@@ -220,6 +248,49 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 		 "to the other) passed in %.1f ms",
 		 r, port, df_link_class_name(pi->cls), pi->peer, pi->peer_port,
 		 down ? "down" : "up",
+		 (unsigned long long)changed_entries(nt, &c->pl->tb),
+		 (unsigned long long)t->nrouters * (t->nrouters - 1),
+		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz);
+	return 0;
+}
+
+/* Drain router r: no path through it, and its terminals stop generating
+ * (the traffic to them still arrives); or return it to service. */
+static int drain_op(struct emu_ctl *c, uint32_t r, int drain, uint64_t now,
+		    char *msg, size_t n)
+{
+	const struct df_topo *t = &c->pl->topo;
+	struct df_tables *nt;
+	uint64_t t_check = rte_rdtsc();
+	uint32_t nterm = 0;
+	char why[512];
+
+	if (can_change(c, now, msg, n))
+		return -1;
+	nt = new_version(c);
+	if (nt == NULL) {
+		snprintf(msg, n, "refused: out of memory");
+		return -1;
+	}
+	if (df_faults_drain(&c->f, r, drain, nt, why, sizeof(why))) {
+		c->nversions--;
+		free(nt);
+		snprintf(msg, n, "refused: %.300s", why);
+		return -1;
+	}
+	install(c, nt, now);
+	for (uint32_t i = 0; i < t->nterms; i++)
+		if (c->terms[i]->router == r) {
+			c->terms[i]->paused = (uint8_t)drain;
+			nterm++;
+		}
+	snprintf(msg, n,
+		 "router %u %s: %s; its %u terminals %s; %llu of %llu "
+		 "router-pair routes differ from the full wiring's; deadlock "
+		 "check passed in %.1f ms",
+		 r, drain ? "drained" : "back in service",
+		 drain ? "no path passes through it" : "paths may use it again",
+		 nterm, drain ? "stopped generating" : "generate again",
 		 (unsigned long long)changed_entries(nt, &c->pl->tb),
 		 (unsigned long long)t->nrouters * (t->nrouters - 1),
 		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz);
@@ -265,6 +336,24 @@ static int apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
 		} else {
 			rc = load_op(c, x, msg, n);
 		}
+	} else if (op == DF_FAULT_DRAIN || op == DF_FAULT_UNDRAIN) {
+		char *end;
+		unsigned long r = strtoul(arg + (arg[0] == 'r'), &end, 10);
+		snprintf(what, sizeof(what), "%s %s",
+			 op == DF_FAULT_DRAIN ? "drain" : "undrain", arg);
+		if (end == arg + (arg[0] == 'r') || *end ||
+		    r >= c->pl->topo.nrouters) {
+			snprintf(
+				msg, n,
+				"refused: '%s' is not a router; allowed: 0..%u "
+				"(or r0..r%u)",
+				arg, c->pl->topo.nrouters - 1,
+				c->pl->topo.nrouters - 1);
+			rc = -1;
+		} else {
+			rc = drain_op(c, (uint32_t)r, op == DF_FAULT_DRAIN, now,
+				      msg, n);
+		}
 	} else {
 		snprintf(what, sizeof(what), "link %s %s", arg,
 			 op == DF_FAULT_DOWN ? "down" : "up");
@@ -279,7 +368,8 @@ static int apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
 }
 
 struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
-			      struct dp_router *const *routers, double hz,
+			      struct dp_router *const *routers,
+			      struct dp_term *const *terms, double hz,
 			      uint64_t t0, char *err, size_t errlen)
 {
 	struct emu_ctl *c = calloc(1, sizeof(*c));
@@ -291,6 +381,7 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 	c->pl = pl;
 	c->run = run;
 	c->routers = routers;
+	c->terms = terms;
 	c->hz = hz;
 	c->t0 = t0;
 	c->load = pl->cfg.load;
@@ -343,6 +434,8 @@ void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
 		}
 		if (ev->op == DF_FAULT_LOAD)
 			snprintf(arg, sizeof(arg), "%g", ev->load);
+		else if (ev->op == DF_FAULT_DRAIN || ev->op == DF_FAULT_UNDRAIN)
+			snprintf(arg, sizeof(arg), "%u", ev->r);
 		else
 			snprintf(arg, sizeof(arg), "r%u.p%u", ev->r, ev->port);
 		if (apply(c, ev->op, arg, now, msg, sizeof(msg)) == 0 &&

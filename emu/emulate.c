@@ -883,7 +883,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 						 (e->pl->topo.nterms - 1);
 		while (df_gcd(t->a2a_mul, e->pl->topo.nterms - 1) != 1);
 	}
-	ctl = emu_ctl_start(e->pl, run, e->routers, e->hz, t0, e->err,
+	ctl = emu_ctl_start(e->pl, run, e->routers, e->terms, e->hz, t0, e->err,
 			    e->errlen);
 	run->gen_on = 1;
 	rte_smp_wmb();

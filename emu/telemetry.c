@@ -448,6 +448,20 @@ static int cmd_link_up(const char *cmd, const char *params,
 	return change(DF_FAULT_UP, params, d);
 }
 
+static int cmd_drain(const char *cmd, const char *params,
+		     struct rte_tel_data *d)
+{
+	(void)cmd;
+	return change(DF_FAULT_DRAIN, params, d);
+}
+
+static int cmd_undrain(const char *cmd, const char *params,
+		       struct rte_tel_data *d)
+{
+	(void)cmd;
+	return change(DF_FAULT_UNDRAIN, params, d);
+}
+
 static int cmd_load(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	(void)cmd;
@@ -501,6 +515,11 @@ int df_telemetry_register(void)
 		 "Fail a link. Parameter: one end, rR.pP (router R, port P)"},
 		{"/dfemu/link_up", cmd_link_up,
 		 "Restore a failed link. Parameter: one end, rR.pP"},
+		{"/dfemu/drain", cmd_drain,
+		 "Drain a router: no path through it, its terminals stop "
+		 "generating. Parameter: router id"},
+		{"/dfemu/undrain", cmd_undrain,
+		 "Return a drained router to service. Parameter: router id"},
 		{"/dfemu/load", cmd_load,
 		 "Change the offered load. Parameter: the new load, (0, 1]"},
 		{"/dfemu/changes", cmd_changes,

@@ -96,6 +96,20 @@ for alg in val ugal-l ugal-g vc-ordered; do
 	ok $? "$alg: a local link down and up again during the run, accounted"
 done
 
+# router drain: no path through router 5 and its terminals pause for half
+# the window; it injects clearly less than the others, all accounted
+for alg in min ugal-l; do
+	emu "drain-$alg" --set routing.algorithm=$alg --set traffic.load=0.3 \
+		--set traffic.measure_ms=400 \
+		--set faults.events="50:drain:5, 250:undrain:5"
+	[ "$rc" -eq 0 ] && accounted "drain-$alg" 'all(c["ok"] for c in r["changes"])
+		and "router 5 drained: no path passes through it" in
+			r["changes"][0]["message"]
+		and r["injected_per_router"][5] <
+			0.8 * sorted(r["injected_per_router"])[18]'
+	ok $? "$alg: router 5 drained for half the run and back (tables without paths through it): it injects less, accounted"
+done
+
 # 4. a scheduled change waits for the one before to settle; refusals
 emu settle --set traffic.measure_ms=100 \
 	--set faults.events="10:down:r0.p5, 10:up:r0.p5"
@@ -164,6 +178,12 @@ ok $? "/dfemu/link_down again: refused"
 tel /dfemu/load,0.1 >"$TMP/t3"
 grep -q 'offered load 0.2 -> 0.1' "$TMP/t3"
 ok $? "/dfemu/load,0.1: the offered load changes"
+tel /dfemu/drain,7 >"$TMP/t3b"
+grep -q '"result": "done"' "$TMP/t3b" && grep -q "router 7 drained" "$TMP/t3b"
+ok $? "/dfemu/drain,7: done"
+tel /dfemu/drain,99 >"$TMP/t3c"
+grep -q "is not a router; allowed: 0..35" "$TMP/t3c"
+ok $? "/dfemu/drain of a router the network does not have: refused, the range named"
 tel /dfemu/link_up,bogus >"$TMP/t4"
 grep -q "is not a link" "$TMP/t4"
 ok $? "/dfemu/link_up with a bad link: refused, the form named"
@@ -173,7 +193,8 @@ ok $? "/dfemu/changes lists what happened"
 kill -INT $emu
 wait $emu
 [ $? -eq 0 ] && accounted tel 'sum(1 for c in r["changes"]
-	if c["what"] in ("link r0.p5 down", "load 0.1") and c["ok"]) == 2'
+	if c["what"] in ("link r0.p5 down", "load 0.1", "drain 7")
+	and c["ok"]) == 3'
 ok $? "the run ends on SIGINT with the changes in its report, accounted"
 
 # 6. a command before the last change settled is refused: global links of
