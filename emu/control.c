@@ -189,16 +189,32 @@ static int can_change(struct emu_ctl *c, uint64_t now, char *msg, size_t n)
 }
 
 /* A new table version, kept until the end of the run (a packet may still
- * read the one before while the next is swapped in). */
-static struct df_tables *new_version(struct emu_ctl *c)
+ * read the one before while the next is swapped in); NULL if the tables
+ * cannot change now (msg says why). */
+static struct df_tables *next_version(struct emu_ctl *c, uint64_t now,
+				      char *msg, size_t n)
 {
-	struct df_tables *nt = calloc(1, sizeof(*nt));
+	struct df_tables *nt;
 
+	if (can_change(c, now, msg, n))
+		return NULL;
+	nt = calloc(1, sizeof(*nt));
 	if (nt == NULL || keep_version(c, nt)) {
 		free(nt);
+		snprintf(msg, n, "refused: out of memory");
 		return NULL;
 	}
 	return nt;
+}
+
+/* The version could not be built or failed its checks: drop it. */
+static int refuse(struct emu_ctl *c, struct df_tables *nt, const char *why,
+		  char *msg, size_t n)
+{
+	c->nversions--;
+	free(nt);
+	snprintf(msg, n, "refused: %.300s", why);
+	return -1;
 }
 
 /* Tables first: a packet that finds its output down routes again on the
@@ -223,19 +239,11 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 	uint64_t t_check = rte_rdtsc();
 	char why[512];
 
-	if (can_change(c, now, msg, n))
+	nt = next_version(c, now, msg, n);
+	if (nt == NULL)
 		return -1;
-	nt = new_version(c);
-	if (nt == NULL) {
-		snprintf(msg, n, "refused: out of memory");
-		return -1;
-	}
-	if (df_faults_set(&c->f, r, port, down, nt, why, sizeof(why))) {
-		c->nversions--;
-		free(nt);
-		snprintf(msg, n, "refused: %.300s", why);
-		return -1;
-	}
+	if (df_faults_set(&c->f, r, port, down, nt, why, sizeof(why)))
+		return refuse(c, nt, why, msg, n);
 	install(c, nt, now);
 	if (c->pl->cfg.fault_in_flight == DF_INFLIGHT_DROP)
 		a->in->drop_until = b->in->drop_until = down ? UINT64_MAX : 0;
@@ -265,19 +273,11 @@ static int drain_op(struct emu_ctl *c, uint32_t r, int drain, uint64_t now,
 	uint32_t nterm = 0;
 	char why[512];
 
-	if (can_change(c, now, msg, n))
+	nt = next_version(c, now, msg, n);
+	if (nt == NULL)
 		return -1;
-	nt = new_version(c);
-	if (nt == NULL) {
-		snprintf(msg, n, "refused: out of memory");
-		return -1;
-	}
-	if (df_faults_drain(&c->f, r, drain, nt, why, sizeof(why))) {
-		c->nversions--;
-		free(nt);
-		snprintf(msg, n, "refused: %.300s", why);
-		return -1;
-	}
+	if (df_faults_drain(&c->f, r, drain, nt, why, sizeof(why)))
+		return refuse(c, nt, why, msg, n);
 	install(c, nt, now);
 	for (uint32_t i = 0; i < t->nterms; i++)
 		if (c->terms[i]->router == r) {

@@ -30,8 +30,8 @@ void emu_ctl_poll(struct emu_ctl *c, uint64_t now);
 void emu_ctl_finish(struct emu_ctl *c, struct df_report *rep);
 
 /* Telemetry thread: ask the running emulation to carry out op with its
- * argument (a link rR.pP, a router R, or a load); waits for the answer. Returns 0 if
- * done, -1 if refused (or no run); reply says what happened. */
+ * argument (a link rR.pP, a router R, or a load); waits for the answer. Returns
+ * 0 if done, -1 if refused (or no run); reply says what happened. */
 int emu_ctl_request(enum df_fault_op op, const char *arg, char *reply,
 		    size_t n);
 /* Telemetry thread: the log so far, one line per change. */
