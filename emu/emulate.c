@@ -759,6 +759,8 @@ static int watch_check(struct emu *e, struct watch *w, uint64_t now,
 					w->since[i] = now;
 				if (now - w->since[i] < limit)
 					continue;
+				double ms = (now - w->since[i]) * 1e3 / e->hz;
+				const char *cls = df_link_class_name(p->cls);
 				waits_for(e->routers[r], q, now, why,
 					  sizeof(why));
 				if (nstuck++ == 0)
@@ -767,11 +769,7 @@ static int watch_check(struct emu *e, struct watch *w, uint64_t now,
 						 "its head packet has not "
 						 "moved for %.0f ms, %u "
 						 "packets queued",
-						 r, k,
-						 df_link_class_name(p->cls), v,
-						 (now - w->since[i]) * 1e3 /
-							 e->hz,
-						 n);
+						 r, k, cls, v, ms, n);
 				/* the dump: every stuck VC, and what its
 				 * head packet waits for */
 				if (dump && nstuck <= 64)
@@ -779,12 +777,7 @@ static int watch_check(struct emu *e, struct watch *w, uint64_t now,
 						"dfemu: stuck: router %u port "
 						"%u (%s) vc%u, %u queued, "
 						"%.0f ms: head packet %s\n",
-						r, k,
-						df_link_class_name(p->cls), v,
-						n,
-						(now - w->since[i]) * 1e3 /
-							e->hz,
-						why);
+						r, k, cls, v, n, ms, why);
 			}
 		}
 	if (nstuck && dump)
