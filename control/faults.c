@@ -210,7 +210,7 @@ static int push(uint64_t **v, size_t *n, size_t *cap, uint64_t x)
 
 /* A hop taken under some tables: the channel, and where the packet is
  * then with what state (destination, intermediate group, phase). */
-struct hop {
+struct df_fault_hop {
 	uint32_t ch, next;
 	uint16_t d, inter;
 	uint8_t phase, pad[3];
@@ -220,16 +220,16 @@ struct collect {
 	const struct df_tables *tb;
 	uint64_t *edges;
 	size_t nedges, cedges;
-	struct hop *hops;
+	struct df_fault_hop *hops;
 	size_t nhops, chops;
 	int oom;
 };
 
-static int push_hop(struct collect *c, const struct hop *h)
+static int push_hop(struct collect *c, const struct df_fault_hop *h)
 {
 	if (c->nhops == c->chops) {
 		size_t n = c->chops ? c->chops * 2 : 4096;
-		struct hop *p = realloc(c->hops, n * sizeof(*p));
+		struct df_fault_hop *p = realloc(c->hops, n * sizeof(*p));
 		if (p == NULL)
 			return -1;
 		c->hops = p;
@@ -252,7 +252,7 @@ static int walk(struct collect *c, const struct df_tables *tb, uint32_t x,
 		uint8_t vc;
 		uint32_t port = df_next_hop(tb, x, d, 0, inter, &phase, &vc);
 		uint32_t ch;
-		struct hop h;
+		struct df_fault_hop h;
 
 		if (port < tb->p)
 			return 0;
@@ -308,7 +308,7 @@ static int cmp_u64(const void *x, const void *y)
 
 static int cmp_hop(const void *x, const void *y)
 {
-	return memcmp(x, y, sizeof(struct hop));
+	return memcmp(x, y, sizeof(struct df_fault_hop));
 }
 
 static size_t sort_unique(uint64_t *v, size_t n)
@@ -323,7 +323,7 @@ static size_t sort_unique(uint64_t *v, size_t n)
 	return u;
 }
 
-static size_t unique_hops(struct hop *v, size_t n)
+static size_t unique_hops(struct df_fault_hop *v, size_t n)
 {
 	size_t u = 0;
 
@@ -347,7 +347,7 @@ static int add_version(struct df_faults *f, const struct df_tables *tb,
 		       char *err, size_t errlen)
 {
 	struct collect c = {.tb = tb}, t = {.tb = tb};
-	const struct hop *h = f->hops;
+	const struct df_fault_hop *h = f->hops;
 	int rc = -1;
 
 	if (walk_all(&c, tb, f->alg, err, errlen))

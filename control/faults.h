@@ -27,7 +27,7 @@
 #include "tables.h"
 #include "wiring.h"
 
-struct hop;
+struct df_fault_hop;
 
 struct df_faults {
 	const struct df_topo *topo;
@@ -36,10 +36,10 @@ struct df_faults {
 	uint8_t *down;	  /* [router * nports + port]: link down (both ends) */
 	uint8_t *drained; /* [router]: no transit traffic through it */
 	/* the current version's dependency edges, and its hops (faults.c
-	 * struct hop): a packet that took one may go on under the next
+	 * struct df_fault_hop): a packet that took one may go on under the next
 	 * version's tables */
 	uint64_t *edges;
-	struct hop *hops;
+	struct df_fault_hop *hops;
 	size_t nedges, nhops;
 	uint32_t versions;
 };
