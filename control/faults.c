@@ -102,9 +102,12 @@ static uint32_t next_port(const struct df_faults *f, uint32_t r,
 	uint32_t nq = b->nports - b->p;
 
 	for (uint32_t i = 0; i < nq; i++) {
-		uint32_t q = b->p + (key + i) % nq;
-		if (up(f, r, q) &&
-		    dist[b->peer_router[r * b->nports + q]] + 1 == dist[r])
+		uint32_t q = b->p + (key + i) % nq, y;
+		if (!up(f, r, q))
+			continue;
+		y = b->peer_router[r * b->nports + q];
+		/* a drained neighbour is a way in only when it is the target */
+		if (dist[y] + 1 == dist[r] && (dist[y] == 0 || !f->drained[y]))
 			return q;
 	}
 	return DF_PORT_NONE;

@@ -40,6 +40,7 @@ run control-san "$SAN/tests/test_control"
 run config-san "$SAN/tests/test_config" configs tests/data
 run arrangements-san "$SAN/tests/test_arrangements"
 run paths-san "$SAN/tests/test_paths"
+run faults-unit-san "$SAN/tests/test_faults"
 run ugal-san "$SAN/tests/test_ugal"
 run fbfly-san "$SAN/tests/test_fbfly"
 run credit-san "$SAN/tests/test_credit"
