@@ -32,10 +32,6 @@ struct dp_port {
 	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
 	uint64_t credit_t[DF_MAX_VC];	 /* due time of the last credit */
 	uint32_t waiting[DF_MAX_VC]; /* flits routed to this output, waiting */
-	/* the input queue (index + 1) that first found too few credits on
-	 * this output VC: the next credits are its own, so one queue cannot
-	 * lose every contention (router.c); 0 = none */
-	uint8_t resv[DF_MAX_VC];
 	/* greedy allocators ([FB] §3.1): the occupancy all decisions of one
 	 * switch-allocation round read, taken at its start */
 	uint32_t snap;

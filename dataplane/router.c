@@ -138,29 +138,16 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		}
 		op = &r->port[pk->out_port];
 		if (unlikely(op->out->down)) {
-			if (op->resv[pk->out_vc] == qi + 1)
-				op->resv[pk->out_vc] = 0;
 			reroute(r, op, pk, ip->cls == DF_LINK_TERMINAL);
 			op = &r->port[pk->out_port];
 			if (op->out->down)
 				return 0;
 		}
-		/* the downstream VC must have room for the whole packet (VCT),
-		 * and the first queue that waited for it gets it: with one
-		 * round-robin pointer per router, a queue could otherwise
-		 * lose every contention for an output while other outputs
-		 * keep moving the pointer */
-		if (unlikely(op->resv[pk->out_vc] &&
-			     op->resv[pk->out_vc] != qi + 1))
+		/* the serializer must be free (DESIGN.md §2 step 4) and the
+		 * downstream VC must have room for the whole packet (VCT) */
+		if (op->out->busy_until > now ||
+		    op->credits[pk->out_vc] < pk->flits)
 			return 0;
-		if (op->credits[pk->out_vc] < pk->flits) {
-			op->resv[pk->out_vc] = (uint8_t)(qi + 1);
-			return 0;
-		}
-		/* ... and the serializer must be free (DESIGN.md §2 step 4) */
-		if (op->out->busy_until > now)
-			return 0;
-		op->resv[pk->out_vc] = 0;
 		op->waiting[pk->out_vc] -= pk->flits;
 	}
 	/* The packet could not leave before it arrived, before the packet
