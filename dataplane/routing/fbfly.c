@@ -33,21 +33,31 @@
 #include "ugal_rule.h"
 #include "worker.h"
 
+static inline void go_minimal(struct dp_router *r, struct dp_pkt *pk)
+{
+	pk->inter = DF_NO_GROUP;
+	pk->phase = DF_PH_TO_DEST;
+	r->decisions_min++;
+}
+
+static inline void go_nonminimal(struct dp_router *r, struct dp_pkt *pk,
+				 uint32_t inter)
+{
+	pk->inter = (uint16_t)inter;
+	pk->phase = DF_PH_TO_INTER;
+	pk->flags |= DP_PKT_NONMIN;
+	r->decisions_nonmin++;
+}
+
 static void fb_val_decide(struct dp_router *r, struct dp_pkt *pk)
 {
 	const struct df_tables *tb = r->lc->run->tb;
 	uint32_t inter = dp_rand_below(r->lc, tb->nrouters);
 
-	if (inter == r->id || inter == pk->dst_router) {
-		pk->inter = DF_NO_GROUP;
-		pk->phase = DF_PH_TO_DEST;
-		r->decisions_min++;
-	} else {
-		pk->inter = (uint16_t)inter;
-		pk->phase = DF_PH_TO_INTER;
-		pk->flags |= DP_PKT_NONMIN;
-		r->decisions_nonmin++;
-	}
+	if (inter == r->id || inter == pk->dst_router)
+		go_minimal(r, pk);
+	else
+		go_nonminimal(r, pk, inter);
 }
 
 const struct dp_routing_engine dp_fb_val_engine = {
@@ -126,22 +136,6 @@ static inline void dor_hop(struct dp_router *r, const struct df_tables *tb,
 					    pk->dst_term % tb->p, pk->inter,
 					    &pk->phase, &vc);
 	pk->out_vc = pk->out_port < tb->p ? 0 : fb_vc(tb, pk->hops, 0, 1);
-}
-
-static inline void go_minimal(struct dp_router *r, struct dp_pkt *pk)
-{
-	pk->inter = DF_NO_GROUP;
-	pk->phase = DF_PH_TO_DEST;
-	r->decisions_min++;
-}
-
-static inline void go_nonminimal(struct dp_router *r, struct dp_pkt *pk,
-				 uint32_t inter)
-{
-	pk->inter = (uint16_t)inter;
-	pk->phase = DF_PH_TO_INTER;
-	pk->flags |= DP_PKT_NONMIN;
-	r->decisions_nonmin++;
 }
 
 /* Already decided and routed by decide (at_head engines). */
