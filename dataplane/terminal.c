@@ -65,7 +65,8 @@ static void add_packet(struct dp_term *t, uint64_t tgen)
 		lc->st.drops_measured += meas;
 		return;
 	}
-	t->srcq[t->sq_tail++ & run->src_queue_mask] = tgen;
+	t->srcq[t->sq_tail++ & run->src_queue_mask] =
+		tgen | (meas ? DP_SQ_MEASURED : 0);
 }
 
 /* Advance the next generation instant by q16 (cycles << 16), keeping the
@@ -165,7 +166,9 @@ static int inject_one(struct dp_term *t, uint64_t now)
 	struct dp_lcore *lc = t->lc;
 	const struct dp_run *run = lc->run;
 	struct dp_port *p = &t->port;
-	uint64_t tgen = t->srcq[t->sq_head & run->src_queue_mask];
+	uint64_t e = t->srcq[t->sq_head & run->src_queue_mask];
+	uint64_t tgen = e & ~DP_SQ_MEASURED;
+	int meas = (e & DP_SQ_MEASURED) != 0;
 	struct rte_mbuf *m;
 	struct dp_pkt *pk;
 	uint32_t dst;
@@ -176,13 +179,13 @@ static int inject_one(struct dp_term *t, uint64_t now)
 	m = rte_pktmbuf_alloc(run->pool);
 	if (unlikely(m == NULL)) {
 		lc->st.drops[DP_DROP_NO_MBUF]++;
-		lc->st.drops_measured += in_window(run, tgen);
+		lc->st.drops_measured += meas;
 		return 1;
 	}
 	if (unlikely(rte_pktmbuf_append(m, run->packet_bytes) == NULL)) {
 		rte_pktmbuf_free(m);
 		lc->st.drops[DP_DROP_NO_MBUF]++;
-		lc->st.drops_measured += in_window(run, tgen);
+		lc->st.drops_measured += meas;
 		return 1;
 	}
 	dst = pick_dest(t);
@@ -196,7 +199,7 @@ static int inject_one(struct dp_term *t, uint64_t now)
 	pk->dst_router = dst / run->p;
 	pk->flits = run->pkt_flits;
 	pk->out_port = DF_PORT_NONE;
-	if (in_window(run, tgen)) {
+	if (meas) {
 		pk->flags = DP_PKT_MEASURED;
 		lc->st.inj_measured++;
 		t->inj_measured++;

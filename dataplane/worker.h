@@ -68,13 +68,23 @@ struct dp_out {
 	uint8_t flags, hops, esc_n;
 };
 
+/*
+ * A source-queue entry's top bit: the packet was generated inside the
+ * measurement window. The window is decided once, at generation, because
+ * a Ctrl-C moves its end while packets wait: deciding again at injection
+ * could count a packet measured when generated and not when injected, and
+ * the drain would wait for it forever. TSC values stay below 2^63.
+ */
+#define DP_SQ_MEASURED (1ULL << 63)
+
 /* A built-in terminal: generator on one side, sink on the other. */
 struct dp_term {
 	uint32_t id, router, group;
 	struct dp_lcore *lc;
 	uint64_t next_gen; /* next generation instant, TSC */
 	uint32_t gen_frac; /* its fraction of a cycle, 1/65536 */
-	uint64_t *srcq;	   /* generation times waiting for injection */
+	uint64_t *srcq;	   /* generation times waiting for injection, each
+			    * with DP_SQ_MEASURED when it counted as measured */
 	uint32_t sq_head, sq_tail;
 	uint32_t seq; /* packets injected so far */
 	uint64_t rx_pkts;

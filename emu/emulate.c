@@ -813,10 +813,15 @@ static int interrupt(struct emu *e, const struct df_emu_opts *o, uint64_t now,
 		run->gen_on = 0;
 		return 0;
 	}
+	/* The end moves first: during warm-up, moving the start first would
+	 * open a window [now, old end) for a moment. Workers read each with
+	 * one aligned 64-bit load and decide a packet's window once, at
+	 * generation (DP_SQ_MEASURED). */
+	if (now < run->m1)
+		run->m1 = now;
+	rte_compiler_barrier();
 	if (now < run->m0)
 		run->m0 = now;
-	if (now < run->m1)
-		run->m1 = now; /* workers read it: one aligned 64-bit store */
 	return 0;
 }
 

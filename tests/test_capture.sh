@@ -241,7 +241,9 @@ for c in /dfemu/info /dfemu/routers /dfemu/routers,2 /dfemu/links \
 done
 kill -INT $emu
 wait $emu
-ok $? "dfemu ends the telemetry run on SIGINT, accounted"
+rc=$?
+[ $rc -eq 0 ] || { echo "# exit status $rc"; tail -12 "$TMP/tel.log" | sed 's/^/# /'; }
+ok $rc "dfemu ends the telemetry run on SIGINT, accounted"
 python3 - "$TMP/tel.txt" <<'PY'
 import json, sys
 got = {}
