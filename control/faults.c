@@ -18,9 +18,6 @@ const char *df_faults_unsupported(const struct df_config *cfg)
 		return "link failures are emulated on dragonflies only; a "
 		       "flattened butterfly routes on its full wiring";
 	switch (cfg->algorithm) {
-	case DF_ALG_OFAR:
-		return "ofar's escape ring and its escape VCs are laid out "
-		       "once, for the full wiring";
 	case DF_ALG_SHORTEST:
 		return "shortest's intermediate groups are computed once, "
 		       "for the full wiring";
@@ -30,6 +27,17 @@ const char *df_faults_unsupported(const struct df_config *cfg)
 	default:
 		return NULL;
 	}
+}
+
+const char *df_faults_drain_unsupported(const struct df_config *cfg)
+{
+	const char *no = df_faults_unsupported(cfg);
+
+	if (no == NULL && cfg->algorithm == DF_ALG_OFAR)
+		return "ofar misroutes through any router and its escape ring "
+		       "passes through every router, so none can be drained "
+		       "(link failures are possible)";
+	return no;
 }
 
 static int copy_tables(struct df_tables *dst, const struct df_tables *src)
@@ -353,6 +361,20 @@ static int add_version(struct df_faults *f, const struct df_tables *tb,
 	const struct df_fault_hop *h = f->hops;
 	int rc = -1;
 
+	if (f->alg == DF_ALG_OFAR) {
+		/* OFAR uses its canonical VCs fully adaptively, in no
+		 * order ([OC] §III): its deadlock freedom is the escape
+		 * ring's (bubble flow control, §III-A), rebuilt over the
+		 * links up (df_faults_set). The minimal tables it reads
+		 * must still reach every router without a loop. */
+		rc = walk_all(&c, tb, DF_ALG_MIN, err, errlen);
+		if (rc == 0 && c.oom) {
+			snprintf(err, errlen, "out of memory checking tables");
+			rc = -1;
+		}
+		f->versions += rc == 0;
+		goto out;
+	}
 	if (walk_all(&c, tb, f->alg, err, errlen))
 		goto out;
 	for (size_t i = 0; i < f->nedges && !t.oom; i++)
@@ -461,7 +483,8 @@ bad:
 }
 
 int df_faults_set(struct df_faults *f, uint32_t r, uint32_t port, int down,
-		  struct df_tables *out, char *err, size_t errlen)
+		  struct df_tables *out, struct df_ring *ring, char *err,
+		  size_t errlen)
 {
 	const struct df_topo *t = f->topo;
 	const struct df_port_info *pi = &t->ports[r * t->nports + port];
@@ -476,8 +499,16 @@ int df_faults_set(struct df_faults *f, uint32_t r, uint32_t port, int down,
 	}
 	f->down[a] = f->down[b] = (uint8_t) !!down;
 	if (build(f, out, err, errlen) == 0) {
-		if (add_version(f, out, err, errlen) == 0)
+		/* OFAR: an escape ring over the links up, or the change is
+		 * refused: without one OFAR is not deadlock-free */
+		int ring_ok =
+			f->alg != DF_ALG_OFAR ||
+			(ring != NULL &&
+			 df_ring_build_up(ring, t, f->down, err, errlen) == 0);
+		if (ring_ok && add_version(f, out, err, errlen) == 0)
 			return 0;
+		if (ring_ok && f->alg == DF_ALG_OFAR)
+			df_ring_free(ring);
 		df_tables_free(out);
 	}
 	f->down[a] = f->down[b] = was;
@@ -565,11 +596,18 @@ int df_faults_parse_events(const struct df_config *cfg, const struct df_topo *t,
 			goto bad;
 		}
 		if (e->op != DF_FAULT_LOAD &&
-		    (no = df_faults_unsupported(cfg)) != NULL) {
+		    (no = e->op == DF_FAULT_DRAIN || e->op == DF_FAULT_UNDRAIN
+				  ? df_faults_drain_unsupported(cfg)
+				  : df_faults_unsupported(cfg)) != NULL) {
 			snprintf(err, errlen,
-				 "%s: [faults] events: link failures and "
-				 "drains are not possible here: %s",
-				 at, no);
+				 "%s: [faults] events: %s are not possible "
+				 "here: %s",
+				 at,
+				 e->op == DF_FAULT_DRAIN ||
+						 e->op == DF_FAULT_UNDRAIN
+					 ? "drains"
+					 : "link failures",
+				 no);
 			return -1;
 		}
 		(*n)++;
@@ -591,6 +629,13 @@ int df_faults_drain(struct df_faults *f, uint32_t r, int drain,
 {
 	uint8_t was;
 
+	if (f->alg == DF_ALG_OFAR) {
+		snprintf(err, errlen, "%s",
+			 "ofar misroutes through any router and its escape "
+			 "ring passes through every router, so none can be "
+			 "drained");
+		return -1;
+	}
 	if (r >= f->topo->nrouters) {
 		snprintf(err, errlen, "router %u: routers are 0..%u", r,
 			 f->topo->nrouters - 1);

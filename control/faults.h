@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "ring.h"
 #include "tables.h"
 #include "wiring.h"
 
@@ -44,8 +45,10 @@ struct df_faults {
 	uint32_t versions;
 };
 
-/* Why an operation is not possible for this run, or NULL if it is. */
+/* Why link changes are not possible for this run, or NULL if they are;
+ * the same for drains (which OFAR cannot have). */
 const char *df_faults_unsupported(const struct df_config *cfg);
+const char *df_faults_drain_unsupported(const struct df_config *cfg);
 
 int df_faults_init(struct df_faults *f, const struct df_topo *t,
 		   const struct df_tables *base, enum df_algorithm alg,
@@ -60,11 +63,14 @@ int df_faults_parse_link(const struct df_topo *t, const char *s, uint32_t *r,
 /*
  * Set the link at (r, port) down (down = 1) or up (0) and build the
  * tables for the links then up into *out (allocated; the caller frees
- * them with df_tables_free once no packet can read them). Returns 0, or -1
- * with the reason in err and nothing changed.
+ * them with df_tables_free once no packet can read them). For OFAR also
+ * an escape ring over the links then up into *ring (the same way, with
+ * df_ring_free); the change is refused when none exists. Returns 0, or
+ * -1 with the reason in err and nothing changed.
  */
 int df_faults_set(struct df_faults *f, uint32_t r, uint32_t port, int down,
-		  struct df_tables *out, char *err, size_t errlen);
+		  struct df_tables *out, struct df_ring *ring, char *err,
+		  size_t errlen);
 
 /*
  * Drain router r (drain = 1) or return it to service (0): tables in which

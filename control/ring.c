@@ -5,19 +5,29 @@
 
 #include "ring.h"
 
-/* The k-th global link (router index in group, port) from group G to
+/* Is port k of router r usable: wired, and not down (down may be NULL)? */
+static int port_up(const struct df_topo *t, const uint8_t *down, uint32_t r,
+		   uint32_t k)
+{
+	size_t i = (size_t)r * t->nports + k;
+
+	return t->ports[i].peer != DF_NO_PEER && (down == NULL || !down[i]);
+}
+
+/* The k-th global link up (router index in group, port) from group G to
  * group H, or -1 if there are fewer. */
-static int link_to(const struct df_topo *t, uint32_t G, uint32_t H, uint32_t k,
-		   uint32_t *from, uint32_t *port)
+static int link_to(const struct df_topo *t, const uint8_t *down, uint32_t G,
+		   uint32_t H, uint32_t k, uint32_t *from, uint32_t *port)
 {
 	uint32_t gbase = t->p + t->a - 1;
 
 	for (uint32_t j = 0; j < t->a; j++)
 		for (uint32_t q = 0; q < t->h; q++) {
+			uint32_t r = G * t->a + j;
 			const struct df_port_info *pi =
-				&t->ports[(G * t->a + j) * t->nports + gbase +
-					  q];
-			if (pi->peer == DF_NO_PEER || pi->peer / t->a != H)
+				&t->ports[r * t->nports + gbase + q];
+			if (!port_up(t, down, r, gbase + q) ||
+			    pi->peer / t->a != H)
 				continue;
 			if (k-- == 0) {
 				*from = G * t->a + j;
@@ -28,27 +38,65 @@ static int link_to(const struct df_topo *t, uint32_t G, uint32_t H, uint32_t k,
 	return -1;
 }
 
+/*
+ * A path through every router of group G from router in to router out
+ * over local links up, into path[0..a-1]: with every link up, the entry,
+ * the group's other routers in index order, the exit (the order the ring
+ * has always had); with links down, the first such order a depth-first
+ * search finds. Returns 0, or -1 if there is none.
+ */
+static int intra_dfs(const struct df_topo *t, const uint8_t *down, uint32_t G,
+		     uint32_t out, uint32_t *path, uint32_t i, uint8_t *used)
+{
+	uint32_t a = t->a, x = path[i - 1];
+
+	if (i == a)
+		return x == out ? 0 : -1;
+	for (uint32_t j = 0; j < a; j++) {
+		uint32_t y = G * a + j;
+		if (used[j] || (y == out && i + 1 < a) ||
+		    !port_up(t, down, x, df_local_port(t, x % a, j)))
+			continue;
+		used[j] = 1;
+		path[i] = y;
+		if (intra_dfs(t, down, G, out, path, i + 1, used) == 0)
+			return 0;
+		used[j] = 0;
+	}
+	return -1;
+}
+
+static int intra_path(const struct df_topo *t, const uint8_t *down, uint32_t G,
+		      uint32_t in, uint32_t out, uint32_t *path)
+{
+	uint8_t used[32] = {0}; /* a <= radix <= 32 (config.c) */
+
+	path[0] = in;
+	if (t->a == 1)
+		return in == out ? 0 : -1;
+	if (in == out)
+		return -1;
+	used[in % t->a] = 1;
+	return intra_dfs(t, down, G, out, path, 1, used);
+}
+
 /* The ring from a group order seq[] and, for each group seq[i], the
  * router it is entered by (entry[i]) and the router and port it leaves by
- * toward seq[i+1]: entry first, the group's other routers in index order,
- * exit last. */
-static void assemble(struct df_ring *ring, const struct df_topo *t,
-		     const uint32_t *seq, const uint32_t *entry,
-		     const uint32_t *exit_r, const uint32_t *exit_p)
+ * toward seq[i+1], through the group on intra_path's order; -1 if some
+ * group has no such path. */
+static int assemble(struct df_ring *ring, const struct df_topo *t,
+		    const uint8_t *down, const uint32_t *seq,
+		    const uint32_t *entry, const uint32_t *exit_r,
+		    const uint32_t *exit_p)
 {
 	uint32_t a = t->a, n = 0;
 
 	for (uint32_t i = 0; i < t->g; i++) {
-		uint32_t G = seq[i], in = entry[i], out = exit_r[i];
-		ring->order[n++] = in;
-		for (uint32_t j = 0; j < a; j++) {
-			uint32_t r = G * a + j;
-			if (r != in && r != out)
-				ring->order[n++] = r;
-		}
-		if (out != in)
-			ring->order[n++] = out;
-		ring->next[out] = (uint8_t)exit_p[i];
+		if (intra_path(t, down, seq[i], entry[i], exit_r[i],
+			       ring->order + n))
+			return -1;
+		n += a;
+		ring->next[exit_r[i]] = (uint8_t)exit_p[i];
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = ring->order[i], s = ring->order[(i + 1) % n];
@@ -61,11 +109,14 @@ static void assemble(struct df_ring *ring, const struct df_topo *t,
 		ring->prev[s] =
 			t->ports[r * t->nports + ring->next[r]].peer_port;
 	}
+	return 0;
 }
 
 /* Search state: groups in ring order so far, and the links chosen. */
 struct search {
 	const struct df_topo *t;
+	const uint8_t *down; /* links down, or NULL */
+	uint32_t *path;	     /* scratch: one group's routers */
 	uint32_t *seq, *entry, *exit_r, *exit_p;
 	uint8_t *used;
 	uint64_t budget; /* node expansions left */
@@ -81,7 +132,7 @@ struct search {
 static int dfs(struct search *s, uint32_t i)
 {
 	const struct df_topo *t = s->t;
-	uint32_t g = t->g, a = t->a, G = s->seq[i];
+	uint32_t g = t->g, G = s->seq[i];
 	int last = i + 1 == g;
 
 	for (uint32_t o = 1; o < g; o++) {
@@ -89,15 +140,17 @@ static int dfs(struct search *s, uint32_t i)
 		uint32_t from, port;
 		if (!last && s->used[H])
 			continue;
-		for (uint32_t k = 0; link_to(t, G, H, k, &from, &port) == 0;
-		     k++) {
+		for (uint32_t k = 0;
+		     link_to(t, s->down, G, H, k, &from, &port) == 0; k++) {
 			uint32_t in = t->ports[from * t->nports + port].peer;
 			if (s->budget == 0)
 				return -1;
 			s->budget--;
-			if (a > 1 && i > 0 && s->entry[i] == from)
+			if (i > 0 && intra_path(t, s->down, G, s->entry[i],
+						from, s->path))
 				continue;
-			if (a > 1 && last && in == s->exit_r[0])
+			if (last && intra_path(t, s->down, H, in, s->exit_r[0],
+					       s->path))
 				continue;
 			s->exit_r[i] = from;
 			s->exit_p[i] = port;
@@ -126,11 +179,12 @@ static int dfs(struct search *s, uint32_t i)
  * router it leaves by (a > 1): a greedy walk over the parallel links,
  * which is exact when there is one link per pair (each choice forced).
  */
-static int try_step(struct df_ring *ring, const struct df_topo *t,
-		    uint32_t step, uint32_t *seq, uint32_t *entry,
-		    uint32_t *exit_r, uint32_t *exit_p)
+static int try_step(struct df_ring *ring, const struct search *s, uint32_t step,
+		    uint32_t *seq, uint32_t *entry, uint32_t *exit_r,
+		    uint32_t *exit_p)
 {
-	uint32_t g = t->g, a = t->a;
+	const struct df_topo *t = s->t;
+	uint32_t g = t->g;
 	int ok = 1;
 
 	for (uint32_t i = 0; i < g; i++)
@@ -140,14 +194,16 @@ static int try_step(struct df_ring *ring, const struct df_topo *t,
 		uint32_t G = seq[i], H = seq[(i + 1) % g];
 		uint32_t from, port, k = 0;
 		ok = 0;
-		while (link_to(t, G, H, k++, &from, &port) == 0) {
+		while (link_to(t, s->down, G, H, k++, &from, &port) == 0) {
 			uint32_t in = t->ports[from * t->nports + port].peer;
-			/* the entry into G (chosen before) must differ from
-			 * this exit; the first group's entry is checked at
-			 * the end */
-			if (a > 1 && i > 0 && entry[i] == from)
+			/* G must be crossable from its entry (chosen before)
+			 * to this exit; the first group is checked at the
+			 * end */
+			if (i > 0 &&
+			    intra_path(t, s->down, G, entry[i], from, s->path))
 				continue;
-			if (a > 1 && i + 1 == g && in == exit_r[0])
+			if (i + 1 == g &&
+			    intra_path(t, s->down, H, in, exit_r[0], s->path))
 				continue;
 			exit_r[i] = from;
 			exit_p[i] = port;
@@ -156,17 +212,23 @@ static int try_step(struct df_ring *ring, const struct df_topo *t,
 			break;
 		}
 	}
-	if (ok && a > 1 && entry[0] == exit_r[0])
-		ok = 0;
-	if (!ok)
+	if (!ok || assemble(ring, t, s->down, seq, entry, exit_r, exit_p))
 		return -1;
-	assemble(ring, t, seq, entry, exit_r, exit_p);
 	ring->step = step;
 	return 0;
 }
 
+static int ring_up(const struct df_ring *ring, const struct df_topo *t,
+		   const uint8_t *down, char *err, size_t errlen);
+
 int df_ring_build(struct df_ring *ring, const struct df_topo *t, char *err,
 		  size_t errlen)
+{
+	return df_ring_build_up(ring, t, NULL, err, errlen);
+}
+
+int df_ring_build_up(struct df_ring *ring, const struct df_topo *t,
+		     const uint8_t *down, char *err, size_t errlen)
 {
 	uint32_t n = t->nrouters;
 
@@ -187,7 +249,7 @@ int df_ring_build(struct df_ring *ring, const struct df_topo *t, char *err,
 		snprintf(err, errlen, "out of memory building the escape ring");
 		return -1;
 	}
-	struct search sr = {.t = t, .budget = 4000000};
+	struct search sr = {.t = t, .down = down, .budget = 4000000};
 	uint32_t g = t->g;
 	int found = 0;
 
@@ -196,37 +258,61 @@ int df_ring_build(struct df_ring *ring, const struct df_topo *t, char *err,
 	sr.exit_r = calloc(g, sizeof(uint32_t));
 	sr.exit_p = calloc(g, sizeof(uint32_t));
 	sr.used = calloc(g, 1);
-	if (!sr.seq || !sr.entry || !sr.exit_r || !sr.exit_p || !sr.used)
+	sr.path = calloc(t->a, sizeof(uint32_t));
+	if (!sr.seq || !sr.entry || !sr.exit_r || !sr.exit_p || !sr.used ||
+	    !sr.path)
 		goto out;
 	/* the regular orders first, then any order the search finds */
 	for (uint32_t s = 1; !found && s < g; s++)
 		found = df_gcd(s, g) == 1 &&
-			try_step(ring, t, s, sr.seq, sr.entry, sr.exit_r,
+			try_step(ring, &sr, s, sr.seq, sr.entry, sr.exit_r,
 				 sr.exit_p) == 0;
 	if (!found) {
 		sr.seq[0] = 0;
 		sr.used[0] = 1;
-		if (dfs(&sr, 0) == 0) {
-			assemble(ring, t, sr.seq, sr.entry, sr.exit_r,
-				 sr.exit_p);
+		if (dfs(&sr, 0) == 0 &&
+		    assemble(ring, t, down, sr.seq, sr.entry, sr.exit_r,
+			     sr.exit_p) == 0) {
 			ring->step = 0;
 			found = 1;
 		}
 	}
 out:
 	free(sr.seq), free(sr.entry), free(sr.exit_r), free(sr.exit_p);
-	free(sr.used);
-	if (found)
-		return df_ring_check(ring, t, err, errlen);
+	free(sr.used), free(sr.path);
+	if (found) {
+		if (df_ring_check(ring, t, err, errlen) == 0 &&
+		    ring_up(ring, t, down, err, errlen) == 0)
+			return 0;
+		df_ring_free(ring);
+		return -1;
+	}
 	df_ring_free(ring);
 	snprintf(err, errlen,
 		 "escape ring: no Hamiltonian ring found for p=%u a=%u h=%u "
-		 "g=%u %s: no group order (searched %s) lets every group be "
-		 "entered and left through different routers",
+		 "g=%u %s%s: no group order (searched %s) lets every group be "
+		 "entered and left through different routers%s",
 		 t->p, t->a, t->h, t->g, df_arrangement_name(t->arrangement),
+		 down ? " over the links up" : "",
 		 sr.budget == 0 ? "until the search budget ran out"
-				: "exhaustively");
+				: "exhaustively",
+		 down ? " and crossed over its local links up" : "");
 	return -1;
+}
+
+/* No hop of the ring on a link that is down. */
+static int ring_up(const struct df_ring *ring, const struct df_topo *t,
+		   const uint8_t *down, char *err, size_t errlen)
+{
+	for (uint32_t r = 0; down && r < ring->n; r++)
+		if (!port_up(t, down, r, ring->next[r])) {
+			snprintf(err, errlen,
+				 "escape ring: router %u's ring port %u is on "
+				 "a link that is down",
+				 r, ring->next[r]);
+			return -1;
+		}
+	return 0;
 }
 
 void df_ring_free(struct df_ring *ring)

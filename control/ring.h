@@ -42,6 +42,14 @@ struct df_ring {
  */
 int df_ring_build(struct df_ring *ring, const struct df_topo *t, char *err,
 		  size_t errlen);
+/*
+ * The same over the links up: down[router * nports + port] marks a link
+ * that is down (both ends), and the ring uses none of them; inside a
+ * group it then takes any order of the routers its local links up allow.
+ * Used when a link fails while OFAR runs (faults.c).
+ */
+int df_ring_build_up(struct df_ring *ring, const struct df_topo *t,
+		     const uint8_t *down, char *err, size_t errlen);
 void df_ring_free(struct df_ring *ring);
 
 /* Check: every router exactly once, consecutive routers linked by the

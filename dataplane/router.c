@@ -122,7 +122,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 
 	if (r->eng->select != NULL) {
 		/* fully adaptive: whatever can take the packet now */
-		if (!r->eng->select(r, pk, ip->cls == DF_LINK_TERMINAL, now))
+		if (!r->eng->select(r, pk, qi / DF_MAX_VC, now))
 			return 0;
 		op = &r->port[pk->out_port];
 	} else {

@@ -33,6 +33,8 @@ struct emu_ctl {
 	struct df_faults f;
 	struct df_tables **versions; /* every table version installed */
 	uint32_t nversions, cversions;
+	struct df_ring **rings; /* OFAR: every escape ring installed since */
+	uint32_t nrings;
 	double load;
 	/* settling after a link change (faults.h): queue tails to pass,
 	 * stage 1 (tails at the change) then 2 (tails one link delay after
@@ -228,6 +230,28 @@ static void install(struct emu_ctl *c, struct df_tables *nt, uint64_t now)
 	c->settling = 1;
 }
 
+/* OFAR: room for one more escape ring (kept to the end of the run, as
+ * table versions are); NULL when out of memory. */
+static struct df_ring *new_ring(struct emu_ctl *c)
+{
+	struct df_ring **v = realloc(c->rings, (c->nrings + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	c->rings = v;
+	return calloc(1, sizeof(struct df_ring));
+}
+
+/* Ring hops (router -> next router) of x that y does not have. */
+static uint32_t ring_changes(const struct df_ring *x, const struct df_ring *y)
+{
+	uint32_t k = 0;
+
+	for (uint32_t r = 0; r < x->n; r++)
+		k += x->next[r] != y->next[r];
+	return k;
+}
+
 static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 		   uint64_t now, char *msg, size_t n)
 {
@@ -235,15 +259,33 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 	const struct df_port_info *pi = &t->ports[r * t->nports + port];
 	struct dp_port *a = &c->routers[r]->port[port];
 	struct dp_port *b = &c->routers[pi->peer]->port[pi->peer_port];
+	const struct df_ring *old_ring = c->run->ring;
+	struct df_ring *ring = NULL;
 	struct df_tables *nt;
 	uint64_t t_check = rte_rdtsc();
-	char why[512];
+	char why[512], extra[128] = "";
 
 	nt = next_version(c, now, msg, n);
 	if (nt == NULL)
 		return -1;
-	if (df_faults_set(&c->f, r, port, down, nt, why, sizeof(why)))
+	if (old_ring != NULL && (ring = new_ring(c)) == NULL)
+		return refuse(c, nt, "out of memory", msg, n);
+	if (df_faults_set(&c->f, r, port, down, nt, ring, why, sizeof(why))) {
+		free(ring);
 		return refuse(c, nt, why, msg, n);
+	}
+	if (ring != NULL) {
+		/* OFAR: the new ring before the tables and the link state
+		 * (ofar.c: a packet the change leaves in an escape buffer
+		 * the new ring does not feed enters it again, with room
+		 * for two packets, so bubble flow control still holds) */
+		c->rings[c->nrings++] = ring;
+		snprintf(extra, sizeof(extra),
+			 "; escape ring laid again over the links up: %u of "
+			 "its %u hops changed",
+			 ring_changes(ring, old_ring), ring->n);
+		__atomic_store_n(&c->run->ring, ring, __ATOMIC_RELEASE);
+	}
 	install(c, nt, now);
 	if (c->pl->cfg.fault_in_flight == DF_INFLIGHT_DROP)
 		a->in->drop_until = b->in->drop_until = down ? UINT64_MAX : 0;
@@ -252,13 +294,16 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 	snprintf(msg, n,
 		 "r%u.p%u (%s) <-> r%u.p%u %s; %llu of %llu router-pair "
 		 "routes differ from the full wiring's; deadlock check "
-		 "(these tables, the ones before and packets going from one "
-		 "to the other) passed in %.1f ms",
+		 "(%s) passed in %.1f ms%s",
 		 r, port, df_link_class_name(pi->cls), pi->peer, pi->peer_port,
 		 down ? "down" : "up",
 		 (unsigned long long)changed_entries(nt, &c->pl->tb),
 		 (unsigned long long)t->nrouters * (t->nrouters - 1),
-		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz);
+		 ring != NULL ? "reachability and loops; OFAR's deadlock "
+				"freedom is its escape ring's"
+			      : "these tables, the ones before and packets "
+				"going from one to the other",
+		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz, extra);
 	return 0;
 }
 
@@ -272,7 +317,12 @@ static int drain_op(struct emu_ctl *c, uint32_t r, int drain, uint64_t now,
 	uint64_t t_check = rte_rdtsc();
 	uint32_t nterm = 0;
 	char why[512];
+	const char *no = df_faults_drain_unsupported(&c->pl->cfg);
 
+	if (no != NULL) {
+		snprintf(msg, n, "refused: %s", no);
+		return -1;
+	}
 	nt = next_version(c, now, msg, n);
 	if (nt == NULL)
 		return -1;
@@ -477,6 +527,11 @@ void emu_ctl_finish(struct emu_ctl *c, struct df_report *rep)
 		memcpy(rep->faults, c->log, c->nlog * sizeof(*rep->faults));
 		rep->nfaults = c->nlog;
 	}
+	for (uint32_t i = 0; i < c->nrings; i++) {
+		df_ring_free(c->rings[i]);
+		free(c->rings[i]);
+	}
+	free(c->rings);
 	for (uint32_t i = 0; i < c->nversions; i++) {
 		df_tables_free(c->versions[i]);
 		free(c->versions[i]);

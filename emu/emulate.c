@@ -262,9 +262,11 @@ static int build_nodes(struct emu *e)
 				in = &e->links[pi->peer * t->nports +
 					       pi->peer_port];
 			}
-			/* OFAR: one escape VC on the ring's links */
-			int esc = pl->ring.n > 1 && (k == pl->ring.next[r] ||
-						     k == pl->ring.prev[r]);
+			/* OFAR: the escape VC. Only the ring's links use
+			 * it, but every router-to-router port has it: a
+			 * link failure rebuilds the ring over other links
+			 * (emu/control.c) */
+			int esc = pl->ring.n > 1 && pi->cls != DF_LINK_TERMINAL;
 			if (port_init(e, &ro->port[k], pi->cls, out, in, 1,
 				      esc))
 				return -1;

@@ -120,7 +120,8 @@ static void ofar_summary(const struct df_plan *pl, FILE *f)
 		fprintf(f, " (threshold %.2f)", c->ecm_threshold);
 	fprintf(f,
 		"\n  VCs          %u/%u(+1): canonical VCs fully adaptive, "
-		"one escape VC on the ring's links\n",
+		"one escape VC, used on the ring's links (every link has "
+		"its buffer: a link failure lays the ring again)\n",
 		pl->tb.nvcs[DF_LINK_LOCAL], pl->tb.nvcs[DF_LINK_GLOBAL]);
 	char order[48];
 

@@ -5,7 +5,10 @@
  * under MIN and UGAL-L, every path the algorithm can take avoids it and
  * arrives; restoring it gives back the full wiring's routes; a drained
  * router carries no path; a change that would cut a router off is refused
- * and leaves the state as it was.
+ * and leaves the state as it was. Under OFAR each link down alone gets an
+ * escape ring over the links left up (the same ring when the link was not
+ * on it), the full ring comes back with the link, a change that leaves no
+ * ring is refused, and drains are refused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "check.h"
 #include "config.h"
 #include "faults.h"
+#include "ring.h"
 #include "tables.h"
 #include "vcplan.h"
 #include "wiring.h"
@@ -119,7 +123,8 @@ static void links_one_by_one(enum df_algorithm alg)
 			if (pi->peer < r)
 				continue; /* each link once */
 			tried++;
-			if (df_faults_set(&f, r, p, 1, &nt, err, sizeof(err))) {
+			if (df_faults_set(&f, r, p, 1, &nt, NULL, err,
+					  sizeof(err))) {
 				refused++;
 				continue;
 			}
@@ -127,7 +132,7 @@ static void links_one_by_one(enum df_algorithm alg)
 					    UINT32_MAX, &bad) == 0 &&
 				   bad == 0;
 			df_tables_free(&nt);
-			if (df_faults_set(&f, r, p, 0, &back, err,
+			if (df_faults_set(&f, r, p, 0, &back, NULL, err,
 					  sizeof(err))) {
 				ok_up = 0;
 				break;
@@ -178,13 +183,114 @@ static void drain_and_cut(void)
 		return;
 	uint32_t gp = n.t.p + n.t.a - 1;
 	err[0] = '\0';
-	CHECK(df_faults_set(&f, 0, gp, 1, &nt, err, sizeof(err)) == 0,
+	CHECK(df_faults_set(&f, 0, gp, 1, &nt, NULL, err, sizeof(err)) == 0,
 	      "small: router 0's global link down: accepted %s", err);
 	df_tables_free(&nt);
-	CHECK(df_faults_set(&f, 1, gp, 1, &nt, err, sizeof(err)) != 0 &&
+	CHECK(df_faults_set(&f, 1, gp, 1, &nt, NULL, err, sizeof(err)) != 0 &&
 		      strstr(err, "could not reach") &&
 		      f.down[1 * n.t.nports + gp] == 0,
 	      "small: router 1's global link down too would cut group 0 off: "
+	      "refused (%s), the link still up in the state",
+	      err);
+	df_faults_free(&f);
+	net_free(&n);
+}
+
+static int same_ring(const struct df_ring *x, const struct df_ring *y)
+{
+	return x->n == y->n && !memcmp(x->next, y->next, x->n) &&
+	       !memcmp(x->prev, y->prev, x->n);
+}
+
+/* Does ring x use a link that down[] marks? */
+static int ring_on_down(const struct df_ring *x, const struct df_topo *t,
+			const uint8_t *down)
+{
+	for (uint32_t r = 0; r < x->n; r++)
+		if (down[r * t->nports + x->next[r]] ||
+		    down[r * t->nports + x->prev[r]])
+			return 1;
+	return 0;
+}
+
+static void ofar_links(void)
+{
+	struct net n;
+	struct df_faults f;
+	struct df_ring base, ring, back;
+	struct df_tables nt, bt;
+	char err[512];
+	int tried = 0, refused = 0, on_ring = 0, ok_ring = 1, ok_paths = 1;
+	int ok_same = 1, ok_back = 1;
+	uint64_t bad;
+
+	if (net_init(&n, DF_ALG_OFAR, 0) ||
+	    df_ring_build(&base, &n.t, err, sizeof(err)) ||
+	    df_faults_init(&f, &n.t, &n.tb, DF_ALG_OFAR, err, sizeof(err))) {
+		CHECK(0, "ofar: %s", err);
+		return;
+	}
+	for (uint32_t r = 0; r < n.t.nrouters; r++)
+		for (uint32_t p = n.t.p; p < n.t.nports; p++) {
+			const struct df_port_info *pi =
+				&n.t.ports[r * n.t.nports + p];
+			int was_on = base.next[r] == p || base.prev[r] == p;
+			if (pi->peer < r)
+				continue;
+			tried++;
+			if (df_faults_set(&f, r, p, 1, &nt, &ring, err,
+					  sizeof(err))) {
+				refused++;
+				continue;
+			}
+			on_ring += was_on;
+			ok_ring &= df_ring_check(&ring, &n.t, err,
+						 sizeof(err)) == 0 &&
+				   !ring_on_down(&ring, &n.t, f.down);
+			ok_same &= was_on != same_ring(&ring, &base);
+			ok_paths &= walk_all(&nt, 0, f.down, UINT32_MAX,
+					     &bad) == 0 &&
+				    bad == 0;
+			df_tables_free(&nt);
+			df_ring_free(&ring);
+			if (df_faults_set(&f, r, p, 0, &bt, &back, err,
+					  sizeof(err))) {
+				ok_back = 0;
+				break;
+			}
+			ok_back &= same_ring(&back, &base) &&
+				   same_routes(&bt, &n.tb);
+			df_tables_free(&bt);
+			df_ring_free(&back);
+		}
+	CHECK(refused == 0 && tried == 90 && on_ring == 36 && ok_ring,
+	      "ofar, each of the reference's %d links down alone: an escape "
+	      "ring over the links left up, checked (%d links were on the "
+	      "ring; %d refused)",
+	      tried, on_ring, refused);
+	CHECK(ok_same, "ofar: the ring changes exactly when the failed link "
+		       "was on it");
+	CHECK(ok_paths, "ofar: every minimal path avoids the failed link and "
+			"arrives");
+	CHECK(ok_back, "ofar: each link back up gives back the full wiring's "
+		       "ring and routes");
+	CHECK(df_faults_drain(&f, 5, 1, &nt, err, sizeof(err)) != 0 &&
+		      strstr(err, "none can be drained"),
+	      "ofar: a drain is refused (%s)", err);
+	df_faults_free(&f);
+	df_ring_free(&base);
+	net_free(&n);
+
+	/* the small network: the ring needs all three global links, so
+	 * losing one leaves none, though MIN's tables could detour */
+	if (net_init(&n, DF_ALG_OFAR, 1) ||
+	    df_faults_init(&f, &n.t, &n.tb, DF_ALG_OFAR, err, sizeof(err)))
+		return;
+	uint32_t gp = n.t.p + n.t.a - 1;
+	CHECK(df_faults_set(&f, 0, gp, 1, &nt, &ring, err, sizeof(err)) != 0 &&
+		      strstr(err, "no Hamiltonian ring found") &&
+		      strstr(err, "over the links up") && f.down[gp] == 0,
+	      "ofar, small: a global link down leaves no escape ring: "
 	      "refused (%s), the link still up in the state",
 	      err);
 	df_faults_free(&f);
@@ -196,5 +302,6 @@ int main(void)
 	links_one_by_one(DF_ALG_MIN);
 	links_one_by_one(DF_ALG_UGAL_L);
 	drain_and_cut();
+	ofar_links();
 	return check_done();
 }

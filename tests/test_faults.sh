@@ -126,10 +126,37 @@ ok $? "a scheduled change due before the last one settled: applied once it has, 
 	not r["changes"][-1]["ok"] and
 	"could not reach" in r["changes"][-1]["message"]'
 ok $? "the change that would cut a group off: refused (router cannot reach router), the run goes on accounted"
+
+# 5. OFAR: a link down takes a new escape ring over the links up. r0.p5
+# (group 0 -> 1, the G -> G+1 ring's) and r5.p3 (local) are on the ring,
+# r0.p2 is not. Under the worst case beyond saturation the ring is in use
+# while it changes: no stall (the watchdog at 2 s), all accounted.
+emu ofar --set routing.algorithm=ofar --set traffic.load=0.3 \
+	--set traffic.measure_ms=300 --set faults.events="40:down:r0.p5, \
+	100:up:r0.p5, 160:down:r5.p3, 220:up:r5.p3, 250:down:r0.p2"
+[ "$rc" -eq 0 ] && accounted ofar 'all(c["ok"] for c in r["changes"])
+	and "escape ring laid again over the links up: 9 of its 36 hops" in
+		r["changes"][0]["message"]
+	and "0 of its 36 hops changed" in r["changes"][-2]["message"]'
+ok $? "ofar: ring links (global, local) and a link off the ring down and up, the escape ring laid again each time, accounted"
+emu ofar-adv --set routing.algorithm=ofar --set traffic.pattern=adversarial \
+	--set traffic.load=0.5 --set traffic.measure_ms=250 --set run.stall_ms=2000 \
+	--set faults.events="40:down:r0.p5, 100:up:r0.p5, 160:down:r1.p6"
+[ "$rc" -eq 0 ] && accounted ofar-adv 'all(c["ok"] for c in r["changes"])
+	and r["ofar"]["escape_entries"] > 0'
+ok $? "ofar beyond saturation (worst case 0.5): the ring in use changes three times, no stall, accounted"
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/small.ini --quiet --json "$TMP/ofar-small.json" \
+	--set routing.algorithm=ofar --set traffic.measure_ms=100 \
+	--set faults.events=10:down:r0.p2 $EAL \
+	--file-prefix=dffault$$ >"$TMP/ofar-small.log" 2>&1
+[ $? -eq 0 ] && accounted ofar-small 'not r["changes"][0]["ok"] and
+	"no Hamiltonian ring found" in r["changes"][0]["message"]'
+ok $? "ofar, small network: a global link down would leave no escape ring: refused, the run goes on accounted"
 "$DFEMU" --check --config configs/reference.ini --set routing.algorithm=ofar \
-	--set faults.events=10:down:r0.p5 >/dev/null 2>"$TMP/err"
-[ $? -eq 2 ] && grep -q "escape ring" "$TMP/err"
-ok $? "ofar with link failures: refused at start, the reason named"
+	--set faults.events=10:drain:5 >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "drains are not possible here: ofar" "$TMP/err"
+ok $? "ofar with a drain: refused at start, the reason named"
 "$DFEMU" --check --config configs/reference.ini \
 	--set faults.events=10:explode:r0.p5 >/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "'10:explode:r0.p5' is not an event; allowed: T:down:rR.pP" "$TMP/err"

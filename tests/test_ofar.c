@@ -31,9 +31,12 @@ static struct dp_pkt packet(int in_escape, uint8_t esc_n)
 	return pk;
 }
 
+/* inject: from terminal port 0; otherwise from the port the ring feeds
+ * the router by (where a packet moving on along the ring waits) */
 static int sel(struct dp_pkt *pk, int inject)
 {
-	return dp_ofar_engine.select(g.routers[src], pk, inject, NOW);
+	return dp_ofar_engine.select(g.routers[src], pk,
+				     inject ? 0 : g.ring.prev[src], NOW);
 }
 
 static uint32_t ncanon(uint32_t k)
@@ -133,7 +136,26 @@ static void test_escape(void)
 	CHECK(sel(&pk, 0) && pk.out_port == ring && pk.out_vc == esc &&
 		      (pk.flags & DP_PKT_ESCAPE),
 	      "one packet of room: advances in the ring");
+	/* a ring change (a link failure) left the packet in the escape
+	 * buffer of a port the ring no longer feeds this router by: it
+	 * enters the new ring, with room for two packets */
+	uint32_t other = g.ring.prev[src] == g.topo.p ? g.topo.p + 1 : g.topo.p;
+	pk = packet(1, 1);
+	CHECK(!dp_ofar_engine.select(r, &pk, other, NOW),
+	      "an escape packet on port %u, not the ring's input port %u: "
+	      "one packet of room is not enough",
+	      other, g.ring.prev[src]);
+	r->port[ring].credits[esc] = 2 * FLITS;
+	pk = packet(1, 1);
+	CHECK(dp_ofar_engine.select(r, &pk, other, NOW) &&
+		      pk.out_port == ring && pk.out_vc == esc,
+	      "... room for two: it enters the ring");
 	set_port(minp, RIG_FLITS);
+	r->port[minp].out->down = 1;
+	pk = packet(1, 1);
+	CHECK(sel(&pk, 0) && pk.out_port == ring,
+	      "minimal port free but its link down: stays in the ring");
+	r->port[minp].out->down = 0;
 	pk = packet(1, 1);
 	CHECK(sel(&pk, 0) && pk.out_port == minp && pk.out_vc < ncanon(minp) &&
 		      !(pk.flags & DP_PKT_ESCAPE),

@@ -73,24 +73,34 @@ static uint32_t occupancy(const struct dp_run *run, const struct dp_port *p)
 	return q;
 }
 
+/* Free to send on now: serializer idle, link up (a link going down or
+ * coming back is marked after the tables and ring that avoid or use it
+ * are in place, emu/control.c) */
 static inline int idle(const struct dp_port *p, uint64_t now)
 {
-	return p->out->busy_until <= now;
+	return p->out->busy_until <= now && !p->out->down;
 }
 
 /* The ring port this packet goes out on, and its escape VC. */
-static uint32_t ring_port(const struct dp_run *run, const struct dp_router *r,
+static uint32_t ring_port(const struct df_ring *ring, const struct dp_router *r,
 			  const struct dp_pkt *pk)
 {
-	return pk->flags & DP_PKT_RING_REV ? run->ring->prev[r->id]
-					   : run->ring->next[r->id];
+	return pk->flags & DP_PKT_RING_REV ? ring->prev[r->id]
+					   : ring->next[r->id];
+}
+
+/* The ring port a packet going this packet's way round arrives on. */
+static uint32_t ring_feed(const struct df_ring *ring, const struct dp_router *r,
+			  const struct dp_pkt *pk)
+{
+	return pk->flags & DP_PKT_RING_REV ? ring->next[r->id]
+					   : ring->prev[r->id];
 }
 
 /* Bidirectional ring: go the shorter way round to the destination. */
-static void ring_direction(const struct dp_run *run, const struct dp_router *r,
-			   struct dp_pkt *pk)
+static void ring_direction(const struct dp_run *run, const struct df_ring *ring,
+			   const struct dp_router *r, struct dp_pkt *pk)
 {
-	const struct df_ring *ring = run->ring;
 	uint32_t fwd =
 		(ring->pos[pk->dst_router] + ring->n - ring->pos[r->id]) %
 		ring->n;
@@ -101,10 +111,11 @@ static void ring_direction(const struct dp_run *run, const struct dp_router *r,
 }
 
 /* Move along the ring: room for `packets` packets on the escape VC. */
-static int ring_move(const struct dp_run *run, struct dp_router *r,
-		     struct dp_pkt *pk, uint32_t packets, uint64_t now)
+static int ring_move(const struct dp_run *run, const struct df_ring *ring,
+		     struct dp_router *r, struct dp_pkt *pk, uint32_t packets,
+		     uint64_t now)
 {
-	uint32_t k = ring_port(run, r, pk);
+	uint32_t k = ring_port(ring, r, pk);
 	const struct dp_port *p = &r->port[k];
 	uint32_t esc = run->tb->nvcs[p->cls];
 
@@ -115,9 +126,10 @@ static int ring_move(const struct dp_run *run, struct dp_router *r,
 
 /* ECM: every escape input buffer of this router fuller than the
  * threshold (in 1/256). */
-static int ecm_blocked(const struct dp_run *run, const struct dp_router *r)
+static int ecm_blocked(const struct dp_run *run, const struct df_ring *ring,
+		       const struct dp_router *r)
 {
-	uint32_t ports[2] = {run->ring->prev[r->id], run->ring->next[r->id]};
+	uint32_t ports[2] = {ring->prev[r->id], ring->next[r->id]};
 
 	for (int i = 0; i < 1 + run->ring_bi; i++) {
 		const struct dp_port *p = &r->port[ports[i]];
@@ -190,11 +202,17 @@ static int misroute(struct dp_router *r, struct dp_pkt *pk, uint32_t minp,
 	return 1;
 }
 
-static int ofar_select(struct dp_router *r, struct dp_pkt *pk, int inject,
+static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 		       uint64_t now)
 {
 	const struct dp_run *run = r->lc->run;
-	const struct df_tables *tb = run->tb;
+	/* one version of each for the whole decision: a link change swaps
+	 * the ring, then the tables (emu/control.c) */
+	const struct df_ring *ring =
+		__atomic_load_n(&run->ring, __ATOMIC_ACQUIRE);
+	const struct df_tables *tb =
+		__atomic_load_n(&run->tb, __ATOMIC_ACQUIRE);
+	int inject = r->port[in_port].cls == DF_LINK_TERMINAL;
 	uint32_t minp, need = pk->flits;
 	const struct dp_port *mp;
 	int vc;
@@ -215,10 +233,17 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, int inject,
 			pk->flags &= ~DP_PKT_ESCAPE;
 			return take(pk, minp, (uint32_t)vc);
 		}
-		return ring_move(run, r, pk, 1, now);
+		/* Bubble flow control (§III-A): a packet moving on along
+		 * the ring needs room for one packet, one entering it room
+		 * for two. A packet still in the escape buffer of a ring
+		 * that a link change replaced is not on the new ring: it
+		 * enters it, so the new ring keeps its bubble. */
+		return ring_move(run, ring, r, pk,
+				 in_port == ring_feed(ring, r, pk) ? 1 : 2,
+				 now);
 	}
 	if (inject) {
-		if (run->cm == DF_CM_ECM && ecm_blocked(run, r))
+		if (run->cm == DF_CM_ECM && ecm_blocked(run, ring, r))
 			return 0;
 		if (run->cm == DF_CM_BCM)
 			need = (1 + run->bcm_bubble) * pk->flits;
@@ -232,8 +257,8 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, int inject,
 		return 1;
 	if (inject || best_vc(run, mp, pk->flits) >= 0 || !run->escape)
 		return 0; /* only busy: wait for it (or no ring to take) */
-	ring_direction(run, r, pk);
-	if (!ring_move(run, r, pk, 2, now))
+	ring_direction(run, ring, r, pk);
+	if (!ring_move(run, ring, r, pk, 2, now))
 		return 0;
 	pk->flags |= DP_PKT_ESCAPE;
 	pk->esc_n++;

@@ -24,9 +24,9 @@ struct dp_routing_engine {
 	/* Fully adaptive engines (OFAR) instead of decide/route: at every
 	 * attempt to move the packet at the head of an input queue, choose an
 	 * output and VC that can take it now (serializer free, credits for
-	 * the whole packet); 0 = none, try again later. inject: the packet
-	 * is still in its terminal's input queue. */
-	int (*select)(struct dp_router *r, struct dp_pkt *pk, int inject,
+	 * the whole packet); 0 = none, try again later. in_port: the port
+	 * whose input queue holds the packet (a terminal port: injection). */
+	int (*select)(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 		      uint64_t now);
 	/* Route at the head of the input queue at every router, not on
 	 * arrival: decide is then called at every router and chooses the
