@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "capture.h"
+#include "partition.h"
 #include "terminals.h"
 
 enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL, K_VCS, K_STR, K_ARR };
@@ -218,6 +219,10 @@ static const struct key_def keys[] = {
 	 "link failures, router drains and load changes at times since the "
 	 "start (ms): T:down:rR.pP, T:up:rR.pP, T:drain:R, T:undrain:R, "
 	 "T:load:X, comma-separated"},
+	{"partition", "instances", K_U32, OFF(ninst), 1, DF_MAX_INST, NULL,
+	 "dfemu instances the dragonfly is split over, by groups"},
+	{"partition", "instance", K_U32, OFF(instance), 0, DF_MAX_INST - 1,
+	 NULL, "which instance this process is (--instance N)"},
 	{"faults", "in_flight", K_ENUM, OFF(fault_in_flight), 0, 0,
 	 inflight_names,
 	 "packets on a link when it fails: deliver (they had left) or drop "
@@ -228,9 +233,9 @@ static const struct key_def keys[] = {
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 _Static_assert(NKEYS <= DF_CFG_MAX_KEYS, "raise DF_CFG_MAX_KEYS");
 
-static const char *const sections[] = {"topology", "links",	"routing",
-				       "traffic",  "terminals", "capture",
-				       "run",	   NULL};
+static const char *const sections[] = {
+	"topology", "links", "routing", "traffic",   "terminals",
+	"capture",  "faults", "run",	"partition", NULL};
 
 void df_config_defaults(struct df_config *cfg)
 {
@@ -275,6 +280,7 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->lateness_tolerance_ns = 100000; /* VM noise floor: DPDK-NOTES §4 */
 	cfg->tsc_calibrate_ms = 100;
 	cfg->watchdog_ms = 10000;
+	cfg->ninst = 1;
 	snprintf(cfg->cap_links, sizeof(cfg->cap_links), "none");
 	snprintf(cfg->cap_vcs, sizeof(cfg->cap_vcs), "all");
 	snprintf(cfg->cap_file, sizeof(cfg->cap_file), "dfemu.pcapng");
@@ -537,7 +543,8 @@ static int scan_file(const char *path, struct scan *sc, char *err, size_t n)
 				fmt_err(err, n,
 					"%s:%d: unknown section [%s]; allowed: "
 					"[topology] [links] [routing] "
-					"[traffic] [terminals] [capture] [run]",
+					"[traffic] [terminals] [capture] "
+					"[faults] [run] [partition]",
 					path, line, sec);
 				goto fail;
 			}
@@ -574,7 +581,9 @@ static int scan_file(const char *path, struct scan *sc, char *err, size_t n)
 		int attr;
 		if (!strcmp(sec, "terminals")
 			    ? df_term_key(key, &lo, &hi, &attr) != 0
-			    : find_key(sec, key) == NULL) {
+			    : find_key(sec, key) == NULL &&
+				      (strcmp(sec, "partition") ||
+				       df_part_key(key, &lo, &hi) != 0)) {
 			char allowed[1024];
 			list_keys_of(sec, allowed, sizeof(allowed));
 			fmt_err(err, n,
@@ -621,13 +630,15 @@ static int apply(struct df_config *cfg, const char *where, const char *sec,
 
 	if (!strcmp(sec, "terminals"))
 		return df_term_apply(cfg, where, key, val, err, n);
+	if (k == NULL && !strcmp(sec, "partition"))
+		return df_part_apply(cfg, where, key, val, err, n);
 	if (k == NULL) {
 		char list[1024];
 		if (!known_section(sec)) {
 			fmt_err(err, n,
 				"%s: unknown section [%s]; allowed: [topology] "
 				"[links] [routing] [traffic] [terminals] "
-				"[capture] [run]",
+				"[capture] [faults] [run] [partition]",
 				where, sec);
 			return -1;
 		}
@@ -908,7 +919,7 @@ traffic:
 			AT("topology", "p"));
 		return -1;
 	}
-	if (df_term_validate(c, err, n))
+	if (df_term_validate(c, err, n) || df_part_validate(c, err, n))
 		return -1;
 	return df_cap_validate(c, err, n);
 }

@@ -69,6 +69,7 @@ enum df_process {
 };
 
 #define DF_MAX_VC 4
+#define DF_MAX_INST 8 /* [partition] instances */
 
 /* Steady state (load sweeps) or a fixed amount of traffic ([OC] §V). */
 enum df_mode {
@@ -188,6 +189,14 @@ struct df_config {
 	/* [faults] (control/faults.h, emu/control.c) */
 	char fault_events[1024]; /* "T:down:rR.pP, T:up:rR.pP, T:load:X" */
 	enum df_in_flight fault_in_flight;
+
+	/* [partition] (control/partition.h) */
+	uint32_t ninst;	   /* instances the network is split over (1: not) */
+	uint32_t instance; /* this one */
+	uint32_t inst_lo[DF_MAX_INST], inst_hi[DF_MAX_INST]; /* its groups */
+	uint8_t inst_set[DF_MAX_INST];
+	char inst_where[DF_MAX_INST][80];
+	char peer_vdev[DF_MAX_INST][DF_MAX_INST][160]; /* [i][j]: i's port to j */
 
 	/* [run] */
 	uint32_t workers;	    /* 0 = auto: one per free CPU, at least 1 */

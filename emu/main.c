@@ -66,6 +66,10 @@ static void usage(FILE *f, const char *prog)
 		"                        same as --set capture.links=LINKS\n"
 		"  -w, --capture-file F  the pcapng file (--set "
 		"capture.file=F)\n"
+		"  -i, --instance N      which instance of a partitioned "
+		"network this is\n"
+		"                        ([partition]; same as --set "
+		"partition.instance=N)\n"
 		"      --stats-csv FILE  one CSV row per second: load, "
 		"latency, lateness, drops\n"
 		"      --pdump           let dpdk-dumpcap capture terminal "
@@ -107,6 +111,7 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 		{"quiet", no_argument, NULL, 'q'},
 		{"capture", required_argument, NULL, 'C'},
 		{"capture-file", required_argument, NULL, 'w'},
+		{"instance", required_argument, NULL, 'i'},
 		{"stats-csv", required_argument, NULL, 'S'},
 		{"pdump", no_argument, NULL, 'P'},
 		{"check", no_argument, NULL, 'k'},
@@ -117,7 +122,7 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:s:j:qkahC:w:", opts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "c:s:j:qkahC:w:i:", opts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'c':
@@ -135,6 +140,7 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 			break;
 		case 'C':
 		case 'w':
+		case 'i':
 			if (a->nsets == MAX_SETS) {
 				fprintf(stderr,
 					"dfemu: too many --set (max %d)\n",
@@ -142,8 +148,9 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 				return -1;
 			}
 			if (asprintf(&a->owned[a->nowned], "%s=%s",
-				     c == 'C' ? "capture.links"
-					      : "capture.file",
+				     c == 'C'	? "capture.links"
+				     : c == 'w' ? "capture.file"
+						: "partition.instance",
 				     optarg) < 0)
 				return -1;
 			a->sets[a->nsets++] = a->owned[a->nowned++];

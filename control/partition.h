@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DF_PARTITION_H
+#define DF_PARTITION_H
+
+/*
+ * [partition]: one dragonfly split by groups over several dfemu
+ * instances (README "Several instances"). Keys: instances = N (1: the
+ * whole network here), instance = I (which one this process is; also
+ * --instance I), iN = A-B (the groups instance N hosts: consecutive,
+ * every group in exactly one instance), iN.peerM = vdev (the DPDK port
+ * instance N reaches instance M through; every pair of instances needs
+ * one at each end).
+ */
+#include <stdint.h>
+#include <stddef.h>
+
+#include "config.h"
+
+/* A [partition] key other than instances/instance: 0 with the instance
+ * (and peer, or UINT32_MAX for iN) it names, or -1. */
+int df_part_key(const char *key, uint32_t *inst, uint32_t *peer);
+
+/* Apply one such key (from where: "file:line" or "--set ..."). */
+int df_part_apply(struct df_config *cfg, const char *where, const char *key,
+		  const char *val, char *err, size_t n);
+
+/* Cross-field checks once the topology's g is known. */
+int df_part_validate(const struct df_config *cfg, char *err, size_t n);
+
+/* The instance hosting group G (0 when not partitioned). */
+static inline uint32_t df_part_of_group(const struct df_config *c, uint32_t G)
+{
+	for (uint32_t i = 0; i < c->ninst; i++)
+		if (G >= c->inst_lo[i] && G <= c->inst_hi[i])
+			return i;
+	return 0;
+}
+
+/* Is router r (of a routers per group) run by this instance? */
+static inline int df_part_local(const struct df_config *c, uint32_t r)
+{
+	return c->ninst <= 1 || df_part_of_group(c, r / c->a) == c->instance;
+}
+
+#endif
