@@ -223,6 +223,8 @@ static const struct key_def keys[] = {
 	 "dfemu instances the dragonfly is split over, by groups"},
 	{"partition", "instance", K_U32, OFF(instance), 0, DF_MAX_INST - 1,
 	 NULL, "which instance this process is (--instance N)"},
+	{"partition", "wait_ms", K_U64, OFF(part_wait_ms), 100, 3600000,
+	 NULL, "how long an instance waits at start for the others (ms)"},
 	{"faults", "in_flight", K_ENUM, OFF(fault_in_flight), 0, 0,
 	 inflight_names,
 	 "packets on a link when it fails: deliver (they had left) or drop "
@@ -281,6 +283,7 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->tsc_calibrate_ms = 100;
 	cfg->watchdog_ms = 10000;
 	cfg->ninst = 1;
+	cfg->part_wait_ms = 30000;
 	snprintf(cfg->cap_links, sizeof(cfg->cap_links), "none");
 	snprintf(cfg->cap_vcs, sizeof(cfg->cap_vcs), "all");
 	snprintf(cfg->cap_file, sizeof(cfg->cap_file), "dfemu.pcapng");

@@ -8,7 +8,7 @@
 
 /* The PMDs that carry frames between processes or hosts (DPDK-NOTES §5). */
 static const char *const drivers[] = {"net_memif", "net_af_packet", "net_tap",
-				      "net_pcap", "net_ring", NULL};
+				      "net_pcap",  "net_ring",	    NULL};
 
 static int parse_num(const char **s, uint32_t *v)
 {
@@ -125,7 +125,8 @@ int df_part_validate(const struct df_config *c, char *err, size_t n)
 		return 0;
 	}
 	if (c->type != DF_TOPO_DRAGONFLY) {
-		snprintf(err, n, "%s: [partition] instances = %u: only a "
+		snprintf(err, n,
+			 "%s: [partition] instances = %u: only a "
 			 "dragonfly can be split by groups",
 			 df_config_origin(c, "partition", "instances"),
 			 c->ninst);

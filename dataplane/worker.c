@@ -12,6 +12,7 @@
 
 #include <rte_cycles.h>
 
+#include "bridge.h"
 #include "worker.h"
 
 static void idle(struct dp_lcore *lc, uint64_t now)
@@ -60,6 +61,8 @@ int dp_worker_main(void *arg)
 			work += dp_term_step(lc->terms[i], now);
 		for (uint32_t i = 0; i < lc->nrouters; i++)
 			work += dp_router_step(lc->routers[i], now);
+		if (lc->bridge != NULL) /* links to other instances */
+			work += dp_bridge_step(lc->bridge, now);
 		lc->sweeps++;
 		prev_work = work;
 		/* Tell main that generation has stopped here for good: the
@@ -69,6 +72,9 @@ int dp_worker_main(void *arg)
 			rte_smp_wmb();
 			lc->gen_off_done = 1;
 		}
+		/* (with a bridge too: on a machine whose CPUs the instances
+		 * share, busy workers cost more lateness than the sleeps;
+		 * README "Several instances") */
 		if (work == 0 && run->idle_backoff)
 			idle(lc, now);
 	}

@@ -122,6 +122,25 @@ struct df_report {
 	char cap_file[256];
 	struct df_output_report *outputs; /* CR: network outputs, malloc'd */
 	uint32_t noutputs;
+	/* [partition]: this instance and what crossed to each peer; the
+	 * whole network's accounting (emu/instances.c) */
+	struct df_part_report {
+		uint32_t ninst, instance, lo, hi; /* its groups lo..hi */
+		uint32_t nterms;		  /* terminals here */
+		double global_lat_ns; /* the emulated one, for the warning */
+		struct df_peer_report {
+			int used;
+			char port[64];
+			double lat_ns; /* one-way port latency, measured */
+			uint64_t sent, recv, csent, crecv;
+			uint64_t tx_frames, rx_frames, tx_stalls;
+		} peer[DF_MAX_INST];
+		uint64_t bad_frames, unknown_link, enq_fail;
+		/* the network: every instance's counters summed */
+		uint64_t injected, delivered, lost, in_flight;
+		int exchanged; /* every peer's final counters were heard */
+		char lost_peer[160]; /* "" or which peer fell silent */
+	} part;
 };
 
 struct df_emu_opts {

@@ -29,6 +29,8 @@
 #include "telemetry.h"
 #include "terminals.h"
 #include "routing.h"
+#include "instances.h"
+#include "partition.h"
 #include "worker.h"
 
 struct emu {
@@ -45,6 +47,7 @@ struct emu {
 	uint8_t (*macs)[6];
 	uint32_t *ips;
 	struct df_capture *cap; /* NULL: no [capture] */
+	struct emu_inst *inst;	/* [partition]: the protocol, NULL if not */
 	char *err;
 	size_t errlen;
 };
@@ -350,13 +353,17 @@ static void assign(struct emu *e)
 {
 	const struct df_topo *t = &e->pl->topo;
 
+	/* a partitioned run: only this instance's routers and terminals
+	 * run here (the others' structures stay idle) */
 	for (uint32_t r = 0; r < t->nrouters; r++) {
 		struct dp_lcore *lc = e->routers[r]->lc;
-		lc->routers[lc->nrouters++] = e->routers[r];
+		if (df_part_local(&e->pl->cfg, r))
+			lc->routers[lc->nrouters++] = e->routers[r];
 	}
 	for (uint32_t i = 0; i < t->nterms; i++) {
 		struct dp_lcore *lc = e->terms[i]->lc;
-		lc->terms[lc->nterms++] = e->terms[i];
+		if (df_part_local(&e->pl->cfg, e->terms[i]->router))
+			lc->terms[lc->nterms++] = e->terms[i];
 	}
 }
 
@@ -396,7 +403,8 @@ static int build_ports(struct emu *e)
 		uint16_t port;
 		int rc;
 
-		if (df_term_vdev(c, i, vdev, sizeof(vdev)) == NULL)
+		if (df_term_vdev(c, i, vdev, sizeof(vdev)) == NULL ||
+		    !df_part_local(c, te->router))
 			continue;
 		vdev[strcspn(vdev, ",")] = '\0';
 		if (rte_eth_dev_get_port_by_name(vdev, &port) != 0) {
@@ -470,7 +478,10 @@ static uint32_t mbuf_room(const struct df_plan *pl)
 {
 	uint32_t room = pl->cfg.packet_bytes;
 
-	if (pl->cfg.nbind && room < RTE_MBUF_DEFAULT_DATAROOM)
+	/* DPDK ports, and the ports between instances (whose control
+	 * frames are larger than a small packet), take standard mbufs */
+	if ((pl->cfg.nbind || pl->cfg.ninst > 1) &&
+	    room < RTE_MBUF_DEFAULT_DATAROOM)
 		room = RTE_MBUF_DEFAULT_DATAROOM;
 	return room;
 }
@@ -569,6 +580,16 @@ static void init_run(struct emu *e)
 	run->idle_backoff = c->idle_backoff;
 	run->idle_sleep_tsc = ns_to_tsc(e->hz, c->idle_sleep_us * 1000ULL);
 	run->idle_margin_tsc = ns_to_tsc(e->hz, 20000);
+}
+
+/* Terminals that run here: all, or this instance's. */
+static uint32_t local_terms(const struct emu *e)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < e->pl->topo.nterms; i++)
+		n += df_part_local(&e->pl->cfg, e->terms[i]->router);
+	return n;
 }
 
 static void sum_stats(const struct emu *e, struct dp_stats *s)
@@ -906,6 +927,18 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		else if (now >= run->m1 && run->gen_on)
 			phase = "finish"; /* measured packets still out */
 		done = s.gen_measured == s.del_measured + s.drops_measured;
+		if (e->inst != NULL) {
+			/* the whole network's measured packets, from every
+			 * instance's counters */
+			struct emu_inst_local l = {
+				.s = &s,
+				.gen_stopped = !run->gen_on && all_stopped(e)};
+			if (emu_inst_poll(e->inst, &l, now, rep)) {
+				phase = "peer lost";
+				break;
+			}
+			done = emu_inst_measured_done(e->inst, &l);
+		}
 		if (batch) {
 			/* generated all it had to, and all arrived */
 			if (s.generated == batch_total(e) && done) {
@@ -928,8 +961,21 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		}
 		if (!run->gen_on && all_stopped(e)) {
 			sum_stats(e, &s); /* after the acknowledgements */
-			if (in_flight(&s) == 0 && s.credits_out == s.credits_in)
+			if (e->inst != NULL) {
+				/* the whole network drained: the peers get
+				 * what they need for their checks, and all
+				 * stop once all are done */
+				struct emu_inst_local l = {.s = &s,
+							   .gen_stopped = 1};
+				if (emu_inst_drained(e->inst, &l))
+					emu_inst_finish(e->inst, e->lc,
+							e->pl->nworkers);
+				if (emu_inst_all_done(e->inst))
+					break;
+			} else if (in_flight(&s) == 0 &&
+				   s.credits_out == s.credits_in) {
 				break;
+			}
 		}
 		if (now >= deadline) {
 			phase = "timeout";
@@ -1007,11 +1053,15 @@ static void check_delivery(const struct emu *e, struct df_report *rep)
 	for (uint32_t i = 0; i < nt; i++) {
 		unsigned __int128 n = e->terms[i]->seq;
 		uint64_t cnt = 0, sum = 0, sq = 0;
+		if (!df_part_local(&e->pl->cfg, e->terms[i]->router))
+			continue; /* its own instance checks it */
 		for (uint32_t w = 0; w < e->pl->nworkers; w++) {
 			cnt += e->lc[w]->rx_cnt[i];
 			sum += e->lc[w]->rx_sum[i];
 			sq += e->lc[w]->rx_sq[i];
 		}
+		if (e->inst != NULL) /* delivered in the other instances */
+			emu_inst_remote_rx(e->inst, i, &cnt, &sum, &sq);
 		uint64_t esum = (uint64_t)(n * (n - (n > 0)) / 2);
 		uint64_t esq =
 			n ? (uint64_t)((n - 1) * n * (2 * n - 1) / 6) : 0;
@@ -1116,8 +1166,9 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	}
 	rep->tsc_hz = e->hz;
 	rep->nworkers = e->pl->nworkers;
-	/* bytes per second a terminal link carries, all terminals */
-	cap = bw * 1e9 / 8 * e->pl->topo.nterms * rep->measure_s;
+	/* bytes per second a terminal link carries, all terminals (of this
+	 * instance, when partitioned) */
+	cap = bw * 1e9 / 8 * local_terms(e) * rep->measure_s;
 	rep->offered_load = bw > 0 && cap > 0 ? s.gen_bytes_window / cap : 0;
 	rep->accepted_load = bw > 0 && cap > 0 ? s.rx_bytes_window / cap : 0;
 	for (int k = 0; k < 2; k++)
@@ -1173,6 +1224,8 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->rx_min = UINT64_MAX;
 	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
 		uint64_t n = e->terms[i]->rx_pkts;
+		if (!df_part_local(&e->pl->cfg, e->terms[i]->router))
+			continue;
 		rep->rx_min = n < rep->rx_min ? n : rep->rx_min;
 		rep->rx_max = n > rep->rx_max ? n : rep->rx_max;
 	}
@@ -1184,6 +1237,13 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	fill_outputs(e, rep);
 	rep->fully_drained =
 		rep->in_flight == 0 && s.credits_out == s.credits_in;
+	if (e->inst != NULL) {
+		/* the network's accounting, not this instance's alone */
+		struct emu_inst_local l = {.s = &s, .gen_stopped = 1};
+		emu_inst_report(e->inst, &l, rep);
+		rep->in_flight = rep->part.in_flight;
+		rep->fully_drained = emu_inst_drained(e->inst, &l);
+	}
 	free(lat);
 	free(late);
 	check_credits(e, rep);
@@ -1197,6 +1257,7 @@ static void teardown(struct emu *e)
 	const struct df_topo *t = &pl->topo;
 	struct rte_mbuf *m;
 
+	emu_inst_free(e->inst);
 	for (uint32_t i = 0; e->links && i < e->nlinks; i++) {
 		struct dp_link *l = &e->links[i];
 		while (l->pkts && rte_ring_dequeue(l->pkts, (void **)&m) == 0)
@@ -1285,6 +1346,16 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	}
 	if (build_ports(&e) || build_capture(&e))
 		goto out;
+	if (pl->cfg.ninst > 1) {
+		e.inst = emu_inst_setup(pl, e.links, e.run.pool, e.hz, err,
+					errlen);
+		if (e.inst == NULL ||
+		    emu_inst_handshake(e.inst, opt->stop,
+				       opt->quiet ? NULL : stderr, err,
+				       errlen))
+			goto out;
+		e.lc[0]->bridge = emu_inst_bridge(e.inst);
+	}
 	assign(&e);
 	e.run.routers = e.routers;
 	run_phases(&e, opt, rep);

@@ -19,6 +19,7 @@
 
 #include "emu.h"
 #include "telemetry.h"
+#include "partition.h"
 #include "terminals.h"
 
 #define MAX_SETS     128
@@ -203,6 +204,7 @@ static int parse_app(int argc, char **argv, struct app_args *a)
  * into them); kept reachable here. */
 static char **eal_kept;
 static char *vdev_kept[4096]; /* EAL may overwrite argv slots */
+static char *peer_kept[DF_MAX_INST]; /* the same, for [partition] ports */
 
 static int default_eal(struct app_args *a, const struct df_plan *pl,
 		       char **argv0, char *store, size_t storelen)
@@ -222,7 +224,12 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 			1;                                                     \
 	} while (0)
 	ADD("%s", *argv0);
-	if ((long)workers + 1 <= ncpu)
+	if (pl->cfg.ninst > 1 && workers == 1 && ncpu > 1) {
+		/* instances on one machine: each worker on its own CPU
+		 * (instance i on CPU 1 + i, wrapping), main on another */
+		long w = (1 + (long)pl->cfg.instance) % ncpu;
+		ADD("--lcores=0@%ld,1@%ld", (w + 1) % ncpu, w);
+	} else if ((long)workers + 1 <= ncpu)
 		ADD("-l0-%u", workers);
 	else
 		ADD("--lcores=(0-%u)@(0-%ld)", workers, ncpu - 1);
@@ -269,17 +276,29 @@ static int add_vdevs(struct app_args *a, const struct df_config *c,
 	char vdev[256];
 	char **argv;
 
-	if (c->nbind == 0)
+	if (c->nbind == 0 && c->ninst <= 1)
 		return 0;
-	argv = malloc((a->neal + nterms) * sizeof(char *));
+	argv = malloc((a->neal + nterms + DF_MAX_INST) * sizeof(char *));
 	if (argv == NULL)
 		return -1;
 	memcpy(argv, a->eal, a->neal * sizeof(char *));
 	if (a->eal == eal_kept)
 		free(eal_kept); /* default_eal's array: the strings stay */
 	eal_kept = argv;
+	/* a partitioned run: the ports to the other instances */
+	for (uint32_t j = 0; c->ninst > 1 && j < c->ninst; j++) {
+		if (j == c->instance)
+			continue;
+		if (asprintf(&argv[a->neal], "--vdev=%s",
+			     c->peer_vdev[c->instance][j]) < 0)
+			return -1;
+		peer_kept[j] = argv[a->neal];
+		a->neal++;
+	}
 	for (uint32_t t = 0; t < nterms; t++) {
-		if (df_term_vdev(c, t, vdev, sizeof(vdev)) == NULL)
+		/* terminals of another instance: that one binds them */
+		if (df_term_vdev(c, t, vdev, sizeof(vdev)) == NULL ||
+		    !df_part_local(c, t / c->p))
 			continue;
 		if (asprintf(&argv[a->neal], "--vdev=%s", vdev) < 0)
 			return -1;

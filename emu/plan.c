@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emu.h"
+#include "partition.h"
 
 /*
  * OFAR's escape ring and the buffer sizes its bubble flow control needs
@@ -141,6 +142,34 @@ static void ofar_summary(const struct df_plan *pl, FILE *f)
 		   "with buffers of at least 2 packets\n");
 }
 
+/* [partition]: this instance's groups and the global links that cross
+ * to each other instance. */
+static void partition_summary(const struct df_plan *pl, FILE *f)
+{
+	const struct df_config *c = &pl->cfg;
+	const struct df_topo *t = &pl->topo;
+	uint32_t me = c->instance, cross[DF_MAX_INST] = {0};
+
+	for (uint32_t r = 0; r < t->nrouters; r++) {
+		if (!df_part_local(c, r))
+			continue;
+		for (uint32_t k = t->p; k < t->nports; k++) {
+			uint32_t q = t->ports[r * t->nports + k].peer;
+			if (q != DF_NO_PEER && !df_part_local(c, q))
+				cross[df_part_of_group(c, q / t->a)]++;
+		}
+	}
+	fprintf(f, "  partition    instance %u of %u: groups %u-%u", me,
+		c->ninst, c->inst_lo[me], c->inst_hi[me]);
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != me)
+			fprintf(f, "; %u global links to instance %u over %.*s",
+				cross[j], j,
+				(int)strcspn(c->peer_vdev[me][j], ","),
+				c->peer_vdev[me][j]);
+	fprintf(f, "\n");
+}
+
 void df_plan_summary(const struct df_plan *pl, FILE *f)
 {
 	const struct df_config *c = &pl->cfg;
@@ -238,5 +267,7 @@ placement:
 			}
 		fprintf(f, " w%u=r%u-r%u", w, lo, hi);
 	}
-	fprintf(f, "\n");
+	fprintf(f, "%s\n", c->ninst > 1 ? " (this instance's routers run)" : "");
+	if (c->ninst > 1)
+		partition_summary(pl, f);
 }

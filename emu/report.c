@@ -134,6 +134,63 @@ static uint64_t total_drops(const struct df_report *r)
 	return n;
 }
 
+/* [partition]: this instance, each peer link, the whole network. */
+static void print_partition(const struct df_report *r, FILE *f)
+{
+	const struct df_part_report *p = &r->part;
+
+	if (p->ninst <= 1)
+		return;
+	fprintf(f,
+		"  %-22s %u of %u: groups %u-%u, %u terminals (loads above "
+		"are theirs)\n",
+		"instance", p->instance, p->ninst, p->lo, p->hi, p->nterms);
+	for (uint32_t j = 0; j < DF_MAX_INST; j++) {
+		const struct df_peer_report *q = &p->peer[j];
+		if (!q->used)
+			continue;
+		fprintf(f,
+			"  %-22s instance %u over %s: %llu packets sent, %llu "
+			"received; %llu credits sent, %llu received; %llu "
+			"frames out, %llu in, the port refused %llu times; "
+			"port latency %.1f us (one way, subtracted)\n",
+			"peer", j, q->port, (unsigned long long)q->sent,
+			(unsigned long long)q->recv,
+			(unsigned long long)q->csent,
+			(unsigned long long)q->crecv,
+			(unsigned long long)q->tx_frames,
+			(unsigned long long)q->rx_frames,
+			(unsigned long long)q->tx_stalls, q->lat_ns / 1e3);
+	}
+	if (p->bad_frames || p->unknown_link || p->enq_fail)
+		fprintf(f,
+			"  %-22s %llu frames not for this instance, %llu "
+			"naming a link not from that peer, %llu refused by a "
+			"full link\n",
+			"peer frames", (unsigned long long)p->bad_frames,
+			(unsigned long long)p->unknown_link,
+			(unsigned long long)p->enq_fail);
+	if (p->exchanged)
+		fprintf(f,
+			"  %-22s injected %llu, delivered %llu, lost %llu, "
+			"in flight %llu (every instance's counters)\n",
+			"whole network", (unsigned long long)p->injected,
+			(unsigned long long)p->delivered,
+			(unsigned long long)p->lost,
+			(unsigned long long)p->in_flight);
+	if (p->lost_peer[0])
+		fprintf(f, "  PEER LOST: %s\n", p->lost_peer);
+	for (uint32_t j = 0; j < DF_MAX_INST; j++)
+		if (p->peer[j].used && p->peer[j].lat_ns > p->global_lat_ns)
+			fprintf(f,
+				"  WARNING: the port to instance %u takes %.1f "
+				"us one way, more than the emulated global "
+				"latency (%.1f us): packets on those links "
+				"arrive late (see lateness)\n",
+				j, p->peer[j].lat_ns / 1e3,
+				p->global_lat_ns / 1e3);
+}
+
 void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		     FILE *f)
 {
@@ -272,6 +329,7 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			(unsigned long long)r->cap_write_failed);
 	if (r->cap_on)
 		fprintf(f, "\n");
+	print_partition(r, f);
 	if (r->interrupted)
 		fprintf(f, "  INTERRUPTED: %s\n",
 			r->interrupted == 1
@@ -376,6 +434,54 @@ void df_json_str(FILE *f, const char *s)
 			fputc(ch, f);
 	}
 	fputc('"', f);
+}
+
+/* "partition": this instance, its peers, the whole network. */
+static void json_partition(FILE *f, const struct df_part_report *p)
+{
+	int first = 1;
+
+	fprintf(f,
+		"  \"partition\": {\"instances\": %u, \"instance\": %u, "
+		"\"groups\": [%u, %u], \"terminals\": %u, \"peers\": [",
+		p->ninst ? p->ninst : 1, p->instance, p->lo, p->hi,
+		p->nterms);
+	for (uint32_t j = 0; j < DF_MAX_INST; j++) {
+		const struct df_peer_report *q = &p->peer[j];
+		if (!q->used)
+			continue;
+		fprintf(f,
+			"%s{\"instance\": %u, \"port\": ", first ? "" : ", ",
+			j);
+		df_json_str(f, q->port);
+		fprintf(f,
+			", \"latency_ns\": %.0f, \"sent\": %llu, \"received\": "
+			"%llu, \"credits_sent\": %llu, \"credits_received\": "
+			"%llu, \"frames_out\": %llu, \"frames_in\": %llu, "
+			"\"refused\": %llu}",
+			q->lat_ns, (unsigned long long)q->sent,
+			(unsigned long long)q->recv,
+			(unsigned long long)q->csent,
+			(unsigned long long)q->crecv,
+			(unsigned long long)q->tx_frames,
+			(unsigned long long)q->rx_frames,
+			(unsigned long long)q->tx_stalls);
+		first = 0;
+	}
+	fprintf(f,
+		"], \"bad_frames\": %llu, \"unknown_link\": %llu, "
+		"\"enq_fail\": %llu, \"network\": {\"exchanged\": %s, "
+		"\"injected\": %llu, \"delivered\": %llu, \"lost\": %llu, "
+		"\"in_flight\": %llu}, \"lost_peer\": ",
+		(unsigned long long)p->bad_frames,
+		(unsigned long long)p->unknown_link,
+		(unsigned long long)p->enq_fail,
+		p->exchanged ? "true" : "false",
+		(unsigned long long)p->injected,
+		(unsigned long long)p->delivered, (unsigned long long)p->lost,
+		(unsigned long long)p->in_flight);
+	df_json_str(f, p->lost_peer);
+	fprintf(f, "},\n");
 }
 
 int df_report_json(const struct df_plan *pl, const struct df_report *r,
@@ -495,6 +601,7 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		fprintf(f, "%s%llu", i ? ", " : "",
 			(unsigned long long)r->router_injected[i]);
 	fprintf(f, "],\n");
+	json_partition(f, &r->part);
 	fprintf(f,
 		"  \"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, "
 		"\"max\": %llu, \"within_tolerance\": %s},\n",

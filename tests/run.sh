@@ -69,6 +69,9 @@ run capture "tests/test_capture.sh" "$REL/emu/dfemu"
 run capture-san "tests/test_capture.sh" "$SAN/emu/dfemu" san
 run faults "tests/test_faults.sh" "$REL/emu/dfemu"
 run faults-san "tests/test_faults.sh" "$SAN/emu/dfemu"
+run instances "tests/test_instances.sh" "$REL/emu/dfemu"
+run instances-san "tests/test_instances.sh" "$SAN/emu/dfemu" san
+run dissector "tests/test_dissector.sh"
 run fuzz "tests/test_fuzz.sh" "$REL-fuzz"
 run topo "tests/test_topo.sh" "$REL/tools/dfemu-topo"
 run topo-san "tests/test_topo.sh" "$SAN/tools/dfemu-topo"

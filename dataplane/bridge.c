@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The bridge between dfemu instances (bridge.h): DATA and CREDIT frames
+ * out of the links that cross to a peer and back into them.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ethdev.h>
+
+#include "bridge.h"
+#include "packet.h"
+#include "tables.h"
+
+#define CREDITS_PER_FRAME 64
+#define DATA_HDR                                                      \
+	(sizeof(struct rte_ether_hdr) + sizeof(struct dp_encap_hdr) + \
+	 sizeof(struct dp_encap_data))
+
+static inline int64_t tsc_to_ns(const struct dp_bridge *b, int64_t tsc)
+{
+	return (int64_t)((double)tsc * b->ns_per_tsc);
+}
+
+static inline int64_t ns_to_tsc(const struct dp_bridge *b, int64_t ns)
+{
+	return (int64_t)((double)ns * b->tsc_per_ns);
+}
+
+/* The outer Ethernet and dfemu header, in front of the body. */
+static void put_hdr(struct dp_bridge *b, uint32_t peer, void *at,
+		    enum dp_encap_type type, uint16_t count)
+{
+	struct rte_ether_hdr *eh = at;
+	struct dp_encap_hdr *h = (struct dp_encap_hdr *)(eh + 1);
+
+	rte_ether_addr_copy(&b->mac[peer], &eh->dst_addr);
+	rte_ether_addr_copy(&b->mac[b->self], &eh->src_addr);
+	eh->ether_type = rte_cpu_to_be_16(DP_ENCAP_ETHERTYPE);
+	h->magic = rte_cpu_to_be_32(DP_ENCAP_MAGIC);
+	h->version = DP_ENCAP_VERSION;
+	h->type = (uint8_t)type;
+	h->src_instance = (uint8_t)b->self;
+	h->dst_instance = (uint8_t)peer;
+	h->seq = rte_cpu_to_be_32(b->peer[peer].seq[type]++);
+	h->count = rte_cpu_to_be_16(count);
+	h->reserved = 0;
+}
+
+struct rte_mbuf *dp_bridge_frame(struct dp_bridge *b, uint32_t peer,
+				 enum dp_encap_type type, uint32_t len,
+				 uint16_t count, void **body)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(b->pool);
+	uint32_t hl =
+		sizeof(struct rte_ether_hdr) + sizeof(struct dp_encap_hdr);
+	char *p;
+
+	if (m == NULL)
+		return NULL;
+	p = rte_pktmbuf_append(m, (uint16_t)(hl + len));
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	put_hdr(b, peer, p, type, count);
+	*body = p + hl;
+	return m;
+}
+
+const struct dp_encap_hdr *dp_bridge_hdr(const struct dp_bridge *b,
+					 struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eh;
+	const struct dp_encap_hdr *h;
+
+	if (m->data_len < sizeof(*eh) + sizeof(*h))
+		return NULL;
+	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	h = (const struct dp_encap_hdr *)(eh + 1);
+	if (eh->ether_type != rte_cpu_to_be_16(DP_ENCAP_ETHERTYPE) ||
+	    h->magic != rte_cpu_to_be_32(DP_ENCAP_MAGIC) ||
+	    h->version != DP_ENCAP_VERSION || h->dst_instance != b->self ||
+	    h->src_instance >= DP_MAX_INSTANCES ||
+	    !b->peer[h->src_instance].used)
+		return NULL;
+	return h;
+}
+
+void dp_bridge_send(struct dp_bridge *b, uint32_t peer, struct rte_mbuf **m,
+		    uint32_t n)
+{
+	struct dp_peer *p = &b->peer[peer];
+	uint16_t k;
+
+	if (p->npend) {
+		k = rte_eth_tx_burst(p->port, 0, p->pend, (uint16_t)p->npend);
+		p->tx_frames += k;
+		memmove(p->pend, p->pend + k,
+			(p->npend - k) * sizeof(p->pend[0]));
+		p->npend -= k;
+	}
+	k = 0;
+	if (p->npend == 0 && n)
+		k = rte_eth_tx_burst(p->port, 0, m, (uint16_t)n);
+	p->tx_frames += k;
+	if (k < n)
+		p->tx_stalls++;
+	/* the caller sends at most a burst while nothing is pending, so
+	 * what the port refused fits */
+	for (; k < n && p->npend < RTE_DIM(p->pend); k++)
+		p->pend[p->npend++] = m[k];
+	for (; k < n; k++) /* cannot happen (see above); never silently */
+		rte_pktmbuf_free(m[k]), b->bad_frames++;
+}
+
+/* A packet that left a link toward a peer, in a DATA frame (the frame
+ * itself is not rewritten: the headers go in front of it). */
+static int encap_data(struct dp_bridge *b, uint32_t li, struct rte_mbuf *m,
+		      uint64_t now)
+{
+	const struct dp_pkt *pk = dp_pkt(m);
+	uint32_t peer = b->peer_of[li];
+	char *p = rte_pktmbuf_prepend(m, DATA_HDR);
+	struct dp_encap_data *d;
+
+	if (p == NULL)
+		return -1;
+	put_hdr(b, peer, p, DP_ENCAP_DATA, 1);
+	d = (struct dp_encap_data *)(p + DATA_HDR - sizeof(*d));
+	d->link = rte_cpu_to_be_32(li);
+	d->due_ns = (int64_t)rte_cpu_to_be_64(
+		(uint64_t)tsc_to_ns(b, (int64_t)(pk->due_tsc - now)));
+	d->age_ns = rte_cpu_to_be_64(
+		now > pk->gen_tsc
+			? (uint64_t)tsc_to_ns(b, (int64_t)(now - pk->gen_tsc))
+			: 0);
+	d->src_term = rte_cpu_to_be_32(pk->src_term);
+	d->dst_term = rte_cpu_to_be_32(pk->dst_term);
+	d->seq = rte_cpu_to_be_32(pk->seq);
+	d->dst_router = rte_cpu_to_be_16(pk->dst_router);
+	d->inter = rte_cpu_to_be_16(pk->inter);
+	d->flits = rte_cpu_to_be_16(pk->flits);
+	d->phase = pk->phase;
+	d->vc = pk->vc;
+	d->hops = pk->hops;
+	d->flags = pk->flags;
+	d->esc_n = pk->esc_n;
+	d->pad = 0;
+	d->lmis_grp = rte_cpu_to_be_16(pk->lmis_grp);
+	return 0;
+}
+
+/* Packets that left toward peers: off their links, onto the ports. */
+static unsigned send_data(struct dp_bridge *b, uint64_t now)
+{
+	struct rte_mbuf *m[DP_BRIDGE_BURST];
+	unsigned work = 0;
+
+	for (uint32_t i = 0; i < b->nout; i++) {
+		uint32_t li = b->out[i], peer = b->peer_of[li], n, k = 0;
+		struct dp_peer *p = &b->peer[peer];
+
+		if (p->npend) /* the port is behind: the link waits */
+			continue;
+		n = rte_ring_sc_dequeue_burst(b->links[li].pkts, (void **)m,
+					      DP_BRIDGE_BURST, NULL);
+		for (uint32_t j = 0; j < n; j++)
+			if (encap_data(b, li, m[j], now) == 0)
+				m[k++] = m[j];
+			else /* no headroom: the pool's mbufs all have it */
+				rte_pktmbuf_free(m[j]), b->bad_frames++;
+		p->sent += k;
+		if (k)
+			dp_bridge_send(b, peer, m, k);
+		work += n;
+	}
+	return work;
+}
+
+/* CREDIT frames being filled, one per peer. */
+struct credit_frames {
+	struct rte_mbuf *f[DP_MAX_INSTANCES];
+	struct dp_encap_credit *body[DP_MAX_INSTANCES];
+	uint32_t cnt[DP_MAX_INSTANCES];
+};
+
+/* Peer's frame out, with the count it holds (NULL-safe). */
+static void credit_flush(struct dp_bridge *b, struct credit_frames *cf,
+			 uint32_t peer)
+{
+	struct rte_mbuf *m = cf->f[peer];
+	struct dp_encap_hdr *h;
+
+	if (m == NULL)
+		return;
+	cf->f[peer] = NULL;
+	h = (struct dp_encap_hdr *)(rte_pktmbuf_mtod(m,
+						     struct rte_ether_hdr *) +
+				    1);
+	h->count = rte_cpu_to_be_16((uint16_t)cf->cnt[peer]);
+	rte_pktmbuf_trim(m, (uint16_t)((CREDITS_PER_FRAME - cf->cnt[peer]) *
+				       sizeof(struct dp_encap_credit)));
+	cf->cnt[peer] = 0;
+	dp_bridge_send(b, peer, &m, 1);
+}
+
+/* Credits the routers here returned on links from peers: as many as a
+ * frame holds per peer per sweep. */
+static unsigned send_credits(struct dp_bridge *b, uint64_t now)
+{
+	struct credit_frames cf = {0};
+	struct dp_credit c[DP_BRIDGE_BURST];
+	unsigned work = 0;
+
+	for (uint32_t i = 0; i < b->nin; i++) {
+		uint32_t li = b->in[i], peer = b->peer_of[li], n;
+		struct dp_peer *p = &b->peer[peer];
+		void *bp;
+
+		if (p->npend || cf.cnt[peer] == CREDITS_PER_FRAME ||
+		    rte_ring_count(b->links[li].credits) == 0)
+			continue;
+		if (cf.f[peer] == NULL) {
+			cf.f[peer] = dp_bridge_frame(
+				b, peer, DP_ENCAP_CREDIT,
+				CREDITS_PER_FRAME *
+					sizeof(struct dp_encap_credit),
+				0, &bp);
+			if (cf.f[peer] == NULL)
+				continue; /* no mbuf now: the credits wait */
+			cf.body[peer] = bp;
+		}
+		n = CREDITS_PER_FRAME - cf.cnt[peer];
+		if (n > DP_BRIDGE_BURST)
+			n = DP_BRIDGE_BURST;
+		n = rte_ring_sc_dequeue_burst_elem(b->links[li].credits, c,
+						   sizeof(c[0]), n, NULL);
+		for (uint32_t j = 0; j < n; j++) {
+			struct dp_encap_credit *e =
+				&cf.body[peer][cf.cnt[peer]++];
+			e->link = rte_cpu_to_be_32(li);
+			e->vc = (uint8_t)c[j].vc;
+			e->pad = 0;
+			e->flits = rte_cpu_to_be_16((uint16_t)c[j].flits);
+			e->due_ns =
+				(int64_t)rte_cpu_to_be_64((uint64_t)tsc_to_ns(
+					b, (int64_t)(c[j].due - now)));
+		}
+		p->csent += n;
+		work += n;
+	}
+	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++)
+		credit_flush(b, &cf, peer);
+	return work;
+}
+
+/* A DATA frame from a peer: the packet onto its link, due here. */
+static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
+		      struct rte_mbuf *m, uint64_t now)
+{
+	const struct dp_encap_data *d = (const void *)(h + 1);
+	struct dp_peer *p = &b->peer[h->src_instance];
+	uint32_t li;
+	int64_t due, age;
+	struct dp_pkt *pk;
+
+	if (m->data_len < DATA_HDR)
+		goto bad;
+	li = rte_be_to_cpu_32(d->link);
+	if (li >= b->nlinks || b->role[li] != 2 ||
+	    b->peer_of[li] != h->src_instance)
+		goto bad;
+	due = (int64_t)rte_be_to_cpu_64((uint64_t)d->due_ns);
+	age = (int64_t)rte_be_to_cpu_64(d->age_ns);
+	pk = dp_pkt(m);
+	pk->src_term = rte_be_to_cpu_32(d->src_term);
+	pk->dst_term = rte_be_to_cpu_32(d->dst_term);
+	pk->seq = rte_be_to_cpu_32(d->seq);
+	pk->dst_router = rte_be_to_cpu_16(d->dst_router);
+	pk->inter = rte_be_to_cpu_16(d->inter);
+	pk->flits = rte_be_to_cpu_16(d->flits);
+	pk->phase = d->phase;
+	pk->vc = d->vc;
+	pk->out_port = DF_PORT_NONE;
+	pk->out_vc = 0;
+	pk->hops = d->hops;
+	pk->flags = d->flags;
+	pk->esc_n = d->esc_n;
+	pk->lmis_grp = rte_be_to_cpu_16(d->lmis_grp);
+	/* the sender's offsets, less the time the port took */
+	pk->due_tsc = now + (uint64_t)(ns_to_tsc(b, due) - p->lat_tsc);
+	pk->gen_tsc = now - (uint64_t)(ns_to_tsc(b, age) + p->lat_tsc);
+	rte_pktmbuf_adj(m, DATA_HDR);
+	p->recv++;
+	if (unlikely(rte_ring_sp_enqueue(b->links[li].pkts, m) != 0)) {
+		/* the ring holds the link's whole buffer: cannot happen
+		 * unless the peer ignores credits; counted, never silent */
+		b->enq_fail++;
+		rte_pktmbuf_free(m);
+	}
+	return;
+bad:
+	b->unknown_link++;
+	rte_pktmbuf_free(m);
+}
+
+/* A CREDIT frame: each credit onto its link, due here. */
+static void take_credits(struct dp_bridge *b, const struct dp_encap_hdr *h,
+			 struct rte_mbuf *m, uint64_t now)
+{
+	const struct dp_encap_credit *e = (const void *)(h + 1);
+	struct dp_peer *p = &b->peer[h->src_instance];
+	uint32_t n = rte_be_to_cpu_16(h->count);
+	size_t need = sizeof(struct rte_ether_hdr) + sizeof(*h) +
+		      (size_t)n * sizeof(*e);
+
+	if (m->data_len < need) {
+		b->unknown_link++;
+		goto out;
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t li = rte_be_to_cpu_32(e[j].link);
+		struct dp_credit c;
+		struct dp_link *l;
+		if (li >= b->nlinks || b->role[li] != 1 ||
+		    b->peer_of[li] != h->src_instance) {
+			b->unknown_link++;
+			continue;
+		}
+		l = &b->links[li];
+		c.due = now +
+			(uint64_t)(ns_to_tsc(b,
+					     (int64_t)rte_be_to_cpu_64(
+						     (uint64_t)e[j].due_ns)) -
+				   p->lat_tsc);
+		if (c.due < l->last_credit_due) /* the ring stays ordered */
+			c.due = l->last_credit_due;
+		l->last_credit_due = c.due;
+		c.vc = e[j].vc;
+		c.flits = rte_be_to_cpu_16(e[j].flits);
+		if (rte_ring_sp_enqueue_elem(l->credits, &c, sizeof(c)) != 0)
+			b->enq_fail++;
+		p->crecv++;
+	}
+out:
+	rte_pktmbuf_free(m);
+}
+
+static void handle(struct dp_bridge *b, struct rte_mbuf *m, uint64_t now)
+{
+	const struct dp_encap_hdr *h = dp_bridge_hdr(b, m);
+
+	if (h == NULL) {
+		b->bad_frames++;
+		rte_pktmbuf_free(m);
+	} else if (h->type == DP_ENCAP_DATA) {
+		take_data(b, h, m, now);
+	} else if (h->type == DP_ENCAP_CREDIT) {
+		take_credits(b, h, m, now);
+	} else if (rte_ring_sp_enqueue(b->ctl_rx, m) != 0) {
+		b->bad_frames++; /* main is far behind */
+		rte_pktmbuf_free(m);
+	}
+}
+
+static unsigned receive(struct dp_bridge *b, uint64_t now)
+{
+	struct rte_mbuf *m[DP_BRIDGE_BURST];
+	unsigned work = 0, n;
+
+	/* frames a peer that started first sent during our handshake */
+	while ((n = rte_ring_sc_dequeue_burst(b->early, (void **)m,
+					      DP_BRIDGE_BURST, NULL)) > 0) {
+		for (unsigned j = 0; j < n; j++)
+			handle(b, m[j], now);
+		work += n;
+	}
+	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++) {
+		struct dp_peer *p = &b->peer[peer];
+
+		if (!p->used)
+			continue;
+		n = rte_eth_rx_burst(p->port, 0, m, DP_BRIDGE_BURST);
+		p->rx_frames += n;
+		for (unsigned j = 0; j < n; j++)
+			handle(b, m[j], now);
+		work += n;
+	}
+	return work;
+}
+
+unsigned dp_bridge_step(struct dp_bridge *b, uint64_t now)
+{
+	unsigned work = receive(b, now);
+	struct rte_mbuf *m;
+	int behind = 0;
+
+	work += send_data(b, now);
+	work += send_credits(b, now);
+	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++)
+		if (b->peer[peer].used) {
+			dp_bridge_send(b, peer, NULL, 0); /* the backlog */
+			behind |= b->peer[peer].npend != 0;
+		}
+	while (!behind && rte_ring_sc_dequeue(b->ctl_tx, (void **)&m) == 0) {
+		const struct rte_ether_hdr *eh =
+			rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+		const struct dp_encap_hdr *h = (const void *)(eh + 1);
+		dp_bridge_send(b, h->dst_instance, &m, 1);
+		behind = b->peer[h->dst_instance].npend != 0;
+		work++;
+	}
+	return work;
+}

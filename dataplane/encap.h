@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DP_ENCAP_H
+#define DP_ENCAP_H
+
+/*
+ * The frames that carry a partitioned dragonfly's global links between
+ * dfemu instances (README "Several instances"; tools/dfemu.lua dissects
+ * them). Every frame is Ethernet II with EtherType DP_ENCAP_ETHERTYPE,
+ * then struct dp_encap_hdr, then the type's body. All fields are in
+ * network byte order. Times are nanoseconds relative to the moment the
+ * frame was sent, so instances need no common clock.
+ *
+ *   DATA    struct dp_encap_data, then the emulated frame, unchanged
+ *   CREDIT  count x struct dp_encap_credit
+ *   HELLO   struct dp_encap_hello (start-up handshake, port latency)
+ *   STATS   struct dp_encap_stats (accounting, every few ms)
+ *   DONE    no body (this instance has seen the whole network drained)
+ *   SUMMARY struct dp_encap_summary, then count x 3 u64 (deliveries
+ *           here of the peer's terminals' packets, for exactly-once)
+ */
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#define DP_ENCAP_ETHERTYPE 0x88B6      /* IEEE local experimental 2 */
+#define DP_ENCAP_MAGIC	   0x44465054U /* "DFPT" */
+#define DP_ENCAP_VERSION   1
+#define DP_MAX_INSTANCES   8
+
+enum dp_encap_type {
+	DP_ENCAP_DATA = 1,
+	DP_ENCAP_CREDIT = 2,
+	DP_ENCAP_HELLO = 3,
+	DP_ENCAP_STATS = 4,
+	DP_ENCAP_DONE = 5,
+	DP_ENCAP_SUMMARY = 6,
+};
+
+struct dp_encap_hdr {
+	uint32_t magic;
+	uint8_t version;
+	uint8_t type;
+	uint8_t src_instance, dst_instance;
+	uint32_t seq;	/* frames of this type from src to dst so far */
+	uint16_t count; /* CREDIT, SUMMARY: entries */
+	uint16_t reserved;
+} __rte_packed;
+
+/* One packet on a global link, with dfemu's per-packet state. */
+struct dp_encap_data {
+	uint32_t link;	 /* directed link: sender router * nports + port */
+	int64_t due_ns;	 /* due at the far end, from the send */
+	uint64_t age_ns; /* since generation (or ingress), at the send */
+	uint32_t src_term, dst_term, seq;
+	uint16_t dst_router, inter, flits;
+	uint8_t phase, vc, hops, flags, esc_n, pad;
+	uint16_t lmis_grp;
+} __rte_packed;
+
+/* Buffer space freed on a link's receiving end, for its sender. */
+struct dp_encap_credit {
+	uint32_t link; /* the directed link the credit belongs to */
+	uint8_t vc, pad;
+	uint16_t flits;
+	int64_t due_ns; /* due at the sender, from the send */
+} __rte_packed;
+
+struct dp_encap_hello {
+	uint64_t plan_hash; /* instances must run the same plan */
+	uint64_t now_ns;    /* the sender's clock */
+	uint64_t echo_ns;   /* the peer's now_ns last received, 0 = none */
+	uint64_t held_ns;   /* how long the sender held that echo */
+	uint8_t heard;	    /* the sender has received a HELLO from us */
+	uint8_t pad[7];
+} __rte_packed;
+
+/* One instance's counters (monotonic), for the whole network's sums. */
+struct dp_encap_stats {
+	uint64_t injected, delivered, lost; /* lost: dropped after injection */
+	uint64_t gen_measured, del_measured, drops_measured;
+	uint64_t credits_out, credits_in; /* returned / taken back locally */
+	uint64_t sent[DP_MAX_INSTANCES], recv[DP_MAX_INSTANCES];   /* DATA */
+	uint64_t csent[DP_MAX_INSTANCES], crecv[DP_MAX_INSTANCES]; /* flits */
+	uint8_t gen_stopped; /* no terminal here generates any more */
+	uint8_t pad[7];
+} __rte_packed;
+
+struct dp_encap_summary {
+	uint32_t first_term; /* the entries are terminals first_term.. */
+} __rte_packed;
+
+#endif

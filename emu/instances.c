@@ -1,0 +1,873 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The protocol between the instances of a partitioned run (instances.h).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+
+#include "bridge.h"
+#include "instances.h"
+#include "partition.h"
+
+#define STATS_EVERY_MS	  5
+#define SILENT_MS	  1000
+#define SUMMARY_PER_FRAME 48
+#define LAT_SAMPLES	  32 /* round trips before the latency is taken */
+
+struct peer_state {
+	int heard;		       /* a HELLO from it arrived */
+	int heard_me;		       /* it says it has one of ours */
+	uint64_t their_now_ns, got_ns; /* its last HELLO: its clock, ours */
+	double lat_ns;		       /* half the shortest round trip */
+	int has_lat, nlat;	       /* round trips measured */
+	int ready;		       /* it has measured its own */
+	struct dp_encap_stats st;      /* its last counters, host order */
+	uint64_t st_at;		       /* when they came (TSC), 0 = never */
+	int done;
+};
+
+struct emu_inst {
+	const struct df_plan *pl;
+	double hz;
+	struct dp_bridge b;
+	uint64_t hash;
+	struct peer_state ps[DF_MAX_INST];
+	uint64_t next_stats, started;
+	uint64_t dialed[DF_MAX_INST]; /* a memif client last (re)started */
+	int finished;
+	uint64_t (*rrx)[3]; /* [terminal]: delivered elsewhere: cnt, sum, sq */
+};
+
+static uint64_t now_ns(const struct emu_inst *x)
+{
+	return (uint64_t)((double)rte_rdtsc() * 1e9 / x->hz);
+}
+
+/* FNV-1a over what both sides must agree on: the wiring, the link
+ * parameters, the routing and the traffic, the partition. */
+static uint64_t plan_hash(const struct df_plan *pl)
+{
+	const struct df_config *c = &pl->cfg;
+	const struct df_topo *t = &pl->topo;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+#define MIX(ptr, len)                                                   \
+	do {                                                            \
+		const unsigned char *q_ = (const unsigned char *)(ptr); \
+		for (size_t i_ = 0; i_ < (len); i_++)                   \
+			h = (h ^ q_[i_]) * 0x100000001b3ULL;            \
+	} while (0)
+	for (uint32_t i = 0; i < t->nrouters * t->nports; i++) {
+		MIX(&t->ports[i].peer, sizeof(t->ports[i].peer));
+		MIX(&t->ports[i].peer_port, sizeof(t->ports[i].peer_port));
+	}
+	MIX(c->link, sizeof(c->link));
+	MIX(&c->flit_bytes, sizeof(c->flit_bytes));
+	MIX(&c->algorithm, sizeof(c->algorithm));
+	MIX(&c->packet_bytes, sizeof(c->packet_bytes));
+	MIX(&c->ninst, sizeof(c->ninst));
+	MIX(c->inst_lo, sizeof(c->inst_lo));
+	MIX(c->inst_hi, sizeof(c->inst_hi));
+#undef MIX
+	return h;
+}
+
+static struct rte_ring *ring(const char *what, uint32_t self)
+{
+	static unsigned n;
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "dfi%u_%s_%u", self, what, n++);
+	return rte_ring_create(name, 4096, (int)rte_socket_id(),
+			       RING_F_SP_ENQ | RING_F_SC_DEQ);
+}
+
+/* Configure and start port: one rx and one tx queue on the run's pool. */
+static int try_port(struct emu_inst *x, uint16_t port)
+{
+	struct rte_eth_conf conf;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port, 0, 1024, rte_socket_id(),
+					    NULL, x->b.pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port, 0, 1024, rte_socket_id(),
+					    NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	return rc;
+}
+
+/* The value of key in a vdev's "name,k=v,k=v" arguments into buf, or
+ * NULL. */
+static const char *vdev_arg(const char *vdev, const char *key, char *buf,
+			    size_t n)
+{
+	size_t kl = strlen(key);
+
+	for (const char *a = strchr(vdev, ','); a; a = strchr(a + 1, ','))
+		if (!strncmp(a + 1, key, kl) && a[1 + kl] == '=') {
+			snprintf(buf, n, "%.*s", (int)strcspn(a + 2 + kl, ","),
+				 a + 2 + kl);
+			return buf;
+		}
+	return NULL;
+}
+
+/* Is a unix socket listening at path ('@' first: an abstract name)?
+ * Read from /proc/net/unix, without connecting: a memif server takes a
+ * connection for its client and would drop a probe with an error. */
+static int unix_listening(const char *path)
+{
+	FILE *f = fopen("/proc/net/unix", "r");
+	char line[512];
+	int found = 0;
+
+	if (f == NULL)
+		return 1; /* cannot tell: try the start anyway */
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long flags;
+		char name[256] = "";
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags,
+			   name) == 2)
+			found = (flags & 0x10000) && !strcmp(name, path);
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A memif client's start fails, and leaves its port unusable, while its
+ * server does not listen yet; the peer instance may start later. So
+ * first wait, until wait_ms, for the server's socket to listen (abstract
+ * unless socket-abstract=no, as memif has it).
+ */
+static int wait_memif_server(const char *vdev, uint64_t wait_ms, double hz)
+{
+	char role[16], path[108] = "/run/memif.sock", abs[8] = "yes";
+	char name[112];
+	uint64_t t0 = rte_rdtsc();
+
+	if (strncmp(vdev, "net_memif", 9) ||
+	    !vdev_arg(vdev, "role", role, sizeof(role)) ||
+	    strcmp(role, "client"))
+		return 0;
+	vdev_arg(vdev, "socket", path, sizeof(path));
+	vdev_arg(vdev, "socket-abstract", abs, sizeof(abs));
+	snprintf(name, sizeof(name), "%s%s", strcmp(abs, "no") ? "@" : "",
+		 path);
+	while (!unix_listening(name)) {
+		if ((double)(rte_rdtsc() - t0) * 1e3 / hz >= (double)wait_ms)
+			return -1;
+		usleep(50000);
+	}
+	return 0;
+}
+
+static int start_port(struct emu_inst *x, uint32_t j, char *err, size_t errlen)
+{
+	const struct df_config *c = &x->pl->cfg;
+	const char *vdev = c->peer_vdev[c->instance][j];
+	char name[192];
+	uint16_t port;
+	int rc;
+
+	snprintf(name, sizeof(name), "%s", vdev);
+	name[strcspn(name, ",")] = '\0';
+	if (rte_eth_dev_get_port_by_name(name, &port) != 0) {
+		snprintf(err, errlen,
+			 "[partition] i%u.peer%u: no DPDK port %s (did its "
+			 "driver accept the arguments? see EAL's messages)",
+			 c->instance, j, name);
+		return -1;
+	}
+	if (wait_memif_server(vdev, c->part_wait_ms, x->hz)) {
+		snprintf(err, errlen,
+			 "[partition] wait_ms = %llu: instance %u's memif "
+			 "server (i%u.peer%u = %s) did not listen",
+			 (unsigned long long)c->part_wait_ms, j, c->instance, j,
+			 vdev);
+		return -1;
+	}
+	rc = try_port(x, port);
+	if (rc != 0) {
+		snprintf(err, errlen,
+			 "[partition] i%u.peer%u: cannot start port %s: %s",
+			 c->instance, j, name, rte_strerror(-rc));
+		return -1;
+	}
+	rte_eth_promiscuous_enable(port); /* not every PMD can */
+	x->b.peer[j].used = 1;
+	x->b.peer[j].port = port;
+	x->dialed[j] = rte_rdtsc();
+	return 0;
+}
+
+/* The links that cross to another instance: sent from here (out) or
+ * received here (in), by their directed-link index. */
+static int find_links(struct emu_inst *x)
+{
+	const struct df_config *c = &x->pl->cfg;
+	const struct df_topo *t = &x->pl->topo;
+	struct dp_bridge *b = &x->b;
+
+	b->nlinks = t->nrouters * t->nports;
+	b->out = calloc(b->nlinks, sizeof(uint32_t));
+	b->in = calloc(b->nlinks, sizeof(uint32_t));
+	b->peer_of = calloc(b->nlinks, 1);
+	b->role = calloc(b->nlinks, 1);
+	if (!b->out || !b->in || !b->peer_of || !b->role)
+		return -1;
+	for (uint32_t r = 0; r < t->nrouters; r++) {
+		if (!df_part_local(c, r))
+			continue;
+		for (uint32_t k = t->p; k < t->nports; k++) {
+			const struct df_port_info *pi =
+				&t->ports[r * t->nports + k];
+			uint32_t o = r * t->nports + k, i, j;
+			if (pi->peer == DF_NO_PEER ||
+			    df_part_local(c, pi->peer))
+				continue;
+			j = df_part_of_group(c, pi->peer / t->a);
+			i = pi->peer * t->nports + pi->peer_port;
+			b->out[b->nout++] = o;
+			b->in[b->nin++] = i;
+			b->peer_of[o] = b->peer_of[i] = (uint8_t)j;
+			b->role[o] = 1;
+			b->role[i] = 2;
+		}
+	}
+	return 0;
+}
+
+struct emu_inst *emu_inst_setup(const struct df_plan *pl, struct dp_link *links,
+				struct rte_mempool *pool, double hz, char *err,
+				size_t errlen)
+{
+	const struct df_config *c = &pl->cfg;
+	struct emu_inst *x = calloc(1, sizeof(*x));
+
+	if (x == NULL)
+		goto oom;
+	x->pl = pl;
+	x->hz = hz;
+	x->hash = plan_hash(pl);
+	x->b.self = c->instance;
+	x->b.ns_per_tsc = 1e9 / hz;
+	x->b.tsc_per_ns = hz / 1e9;
+	x->b.pool = pool;
+	x->b.links = links;
+	for (uint32_t j = 0; j < DP_MAX_INSTANCES; j++) {
+		uint8_t m[6] = {0x02, 0xdf, 0xff, 0xff, 0x00, (uint8_t)j};
+		memcpy(x->b.mac[j].addr_bytes, m, 6);
+	}
+	x->rrx = calloc(pl->topo.nterms, sizeof(*x->rrx));
+	x->b.ctl_rx = ring("crx", c->instance);
+	x->b.ctl_tx = ring("ctx", c->instance);
+	x->b.early = ring("early", c->instance);
+	if (!x->rrx || !x->b.ctl_rx || !x->b.ctl_tx || !x->b.early ||
+	    find_links(x))
+		goto oom;
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != c->instance && start_port(x, j, err, errlen)) {
+			emu_inst_free(x);
+			return NULL;
+		}
+	return x;
+oom:
+	snprintf(err, errlen, "out of memory for the instance bridge");
+	emu_inst_free(x);
+	return NULL;
+}
+
+static void free_ring(struct rte_ring *r)
+{
+	struct rte_mbuf *m;
+
+	while (r && rte_ring_dequeue(r, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(r);
+}
+
+void emu_inst_free(struct emu_inst *x)
+{
+	if (x == NULL)
+		return;
+	/* A memif peer that still polls its port while this end closes
+	 * can read memory its driver is unmapping (22.11 checks the link
+	 * before each burst, not during it). The workers here have
+	 * stopped; the peers stop theirs within milliseconds of the last
+	 * DONE: wait for that before closing. */
+	if (x->started)
+		usleep(200000);
+	for (uint32_t j = 0; j < DP_MAX_INSTANCES; j++) {
+		struct dp_peer *p = &x->b.peer[j];
+		for (uint32_t k = 0; k < p->npend; k++)
+			rte_pktmbuf_free(p->pend[k]);
+		if (p->used) {
+			rte_eth_dev_stop(p->port);
+			rte_eth_dev_close(p->port);
+		}
+	}
+	free_ring(x->b.ctl_rx);
+	free_ring(x->b.ctl_tx);
+	free_ring(x->b.early);
+	free(x->b.out);
+	free(x->b.in);
+	free(x->b.peer_of);
+	free(x->b.role);
+	free(x->rrx);
+	free(x);
+}
+
+struct dp_bridge *emu_inst_bridge(struct emu_inst *x)
+{
+	return &x->b;
+}
+
+static struct rte_mbuf *hello(struct emu_inst *x, uint32_t j)
+{
+	struct peer_state *ps = &x->ps[j];
+	struct dp_encap_hello *h;
+	struct rte_mbuf *m;
+	void *body;
+	uint64_t t = now_ns(x);
+
+	m = dp_bridge_frame(&x->b, j, DP_ENCAP_HELLO, sizeof(*h), 0, &body);
+	if (m == NULL)
+		return NULL;
+	h = body;
+	memset(h, 0, sizeof(*h));
+	h->plan_hash = rte_cpu_to_be_64(x->hash);
+	h->now_ns = rte_cpu_to_be_64(t);
+	h->echo_ns = rte_cpu_to_be_64(ps->heard ? ps->their_now_ns : 0);
+	h->held_ns = rte_cpu_to_be_64(ps->heard ? t - ps->got_ns : 0);
+	/* 1: heard you; 2: and measured the port's latency */
+	h->heard = (uint8_t)(!ps->heard ? 0 : ps->nlat >= LAT_SAMPLES ? 2 : 1);
+	return m;
+}
+
+/* A HELLO from peer j: its plan, its clock, the round trip. Returns -1
+ * on a different plan. */
+static int take_hello(struct emu_inst *x, uint32_t j,
+		      const struct dp_encap_hello *h, char *err, size_t errlen)
+{
+	struct peer_state *ps = &x->ps[j];
+	uint64_t t = now_ns(x), echo = rte_be_to_cpu_64(h->echo_ns);
+
+	if (rte_be_to_cpu_64(h->plan_hash) != x->hash) {
+		snprintf(err, errlen,
+			 "instance %u runs another plan (its hash %016llx, "
+			 "ours %016llx): every instance must be given the same "
+			 "config and --set options, except [partition] "
+			 "instance",
+			 j, (unsigned long long)rte_be_to_cpu_64(h->plan_hash),
+			 (unsigned long long)x->hash);
+		return -1;
+	}
+	ps->heard = 1;
+	ps->their_now_ns = rte_be_to_cpu_64(h->now_ns);
+	ps->got_ns = t;
+	if (h->heard)
+		ps->heard_me = 1;
+	if (h->heard == 2)
+		ps->ready = 1;
+	if (echo != 0) {
+		int64_t rtt = (int64_t)(t - echo) -
+			      (int64_t)rte_be_to_cpu_64(h->held_ns);
+		double half = rtt > 0 ? rtt / 2.0 : 0;
+		if (!ps->has_lat || half < ps->lat_ns)
+			ps->lat_ns = half;
+		ps->has_lat = 1;
+		ps->nlat++;
+	}
+	return 0;
+}
+
+static int all_ready(const struct emu_inst *x)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != c->instance &&
+		    !(x->ps[j].heard && x->ps[j].heard_me &&
+		      x->ps[j].nlat >= LAT_SAMPLES && x->ps[j].ready))
+			return 0;
+	return 1;
+}
+
+/* Every peer has heard us and we them: measuring round trips now. */
+static int all_heard(const struct emu_inst *x)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != c->instance && !(x->ps[j].heard && x->ps[j].heard_me))
+			return 0;
+	return 1;
+}
+
+/*
+ * A memif client that connected while its server was still setting its
+ * port up is left without a link: not heard from for half a second with
+ * the link down, it connects again (stop and start).
+ */
+static void redial(struct emu_inst *x, uint64_t now)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	for (uint32_t j = 0; j < c->ninst; j++) {
+		struct rte_eth_link link;
+		char role[16];
+		uint16_t port = x->b.peer[j].port;
+
+		if (j == c->instance || x->ps[j].heard ||
+		    now - x->dialed[j] < (uint64_t)(x->hz / 2) ||
+		    !vdev_arg(c->peer_vdev[c->instance][j], "role", role,
+			      sizeof(role)) ||
+		    strcmp(role, "client"))
+			continue;
+		x->dialed[j] = now;
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP)
+			continue;
+		rte_eth_dev_stop(port);
+		rte_eth_dev_start(port);
+	}
+}
+
+int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
+		       FILE *status, char *err, size_t errlen)
+{
+	const struct df_config *c = &x->pl->cfg;
+	uint64_t t0 = rte_rdtsc(), next_hello = 0, told = 0;
+	uint64_t wait = (uint64_t)((double)c->part_wait_ms * x->hz / 1e3);
+
+	for (;;) {
+		uint64_t now = rte_rdtsc();
+		struct rte_mbuf *m[DP_BRIDGE_BURST];
+
+		if (all_ready(x))
+			break;
+		if (stop && *stop) {
+			snprintf(err, errlen,
+				 "interrupted while waiting for "
+				 "the other instances");
+			return -1;
+		}
+		if (now - t0 > wait) {
+			snprintf(err, errlen,
+				 "[partition] wait_ms = %llu: the other "
+				 "instances did not all answer (start them "
+				 "with the same config and their --instance; "
+				 "check the ports i%u.peerN)",
+				 (unsigned long long)c->part_wait_ms,
+				 c->instance);
+			return -1;
+		}
+		if (status && !told && now - t0 > (uint64_t)x->hz) {
+			fprintf(status,
+				"dfemu: instance %u: waiting for the other "
+				"instances ...\n",
+				c->instance);
+			told = 1;
+		}
+		if (now >= next_hello) {
+			redial(x, now);
+			for (uint32_t j = 0; j < c->ninst; j++) {
+				struct rte_mbuf *h;
+				if (j == c->instance ||
+				    (h = hello(x, j)) == NULL)
+					continue;
+				dp_bridge_send(&x->b, j, &h, 1);
+			}
+			/* every 10 ms while waiting; every 100 us while
+			 * measuring round trips, polling without sleeps so
+			 * that they are the port's, not the scheduler's */
+			next_hello =
+				now + (uint64_t)(x->hz /
+						 (all_heard(x) ? 10000 : 100));
+		}
+		for (uint32_t j = 0; j < c->ninst; j++) {
+			uint16_t n;
+			if (j == c->instance)
+				continue;
+			n = rte_eth_rx_burst(x->b.peer[j].port, 0, m,
+					     DP_BRIDGE_BURST);
+			for (uint16_t k = 0; k < n; k++) {
+				const struct dp_encap_hdr *h =
+					dp_bridge_hdr(&x->b, m[k]);
+				if (h != NULL && h->type == DP_ENCAP_HELLO &&
+				    m[k]->data_len >=
+					    (char *)(h + 1) -
+						    rte_pktmbuf_mtod(m[k],
+								     char *) +
+						    sizeof(struct
+							   dp_encap_hello)) {
+					int rc = take_hello(
+						x, h->src_instance,
+						(const void *)(h + 1), err,
+						errlen);
+					rte_pktmbuf_free(m[k]);
+					if (rc)
+						return -1;
+				} else if (h == NULL ||
+					   rte_ring_sp_enqueue(x->b.early,
+							       m[k]) != 0) {
+					/* a peer that started first: its
+					 * frames wait for the bridge */
+					x->b.bad_frames += h == NULL;
+					rte_pktmbuf_free(m[k]);
+				}
+			}
+		}
+		if (all_heard(x))
+			sched_yield();
+		else
+			usleep(100);
+	}
+	/* one more HELLO each, saying we heard them: a peer still waiting
+	 * needs it (later ones are answered by emu_inst_poll) */
+	for (uint32_t j = 0; j < c->ninst; j++) {
+		struct rte_mbuf *h;
+		if (j == c->instance)
+			continue;
+		x->b.peer[j].lat_tsc = (int64_t)(x->ps[j].lat_ns * x->hz / 1e9);
+		if ((h = hello(x, j)) != NULL)
+			dp_bridge_send(&x->b, j, &h, 1);
+	}
+	x->started = rte_rdtsc();
+	return 0;
+}
+
+/* This instance's counters, as a peer sees them (host order). */
+static void local_stats(const struct emu_inst *x,
+			const struct emu_inst_local *l,
+			struct dp_encap_stats *st)
+{
+	const struct dp_stats *s = l->s;
+
+	memset(st, 0, sizeof(*st));
+	st->injected = s->injected;
+	st->delivered = s->delivered;
+	st->lost = s->drops[DP_DROP_LINK_DOWN];
+	st->gen_measured = s->gen_measured;
+	st->del_measured = s->del_measured;
+	st->drops_measured = s->drops_measured;
+	st->credits_out = s->credits_out;
+	st->credits_in = s->credits_in;
+	for (uint32_t j = 0; j < DP_MAX_INSTANCES; j++) {
+		st->sent[j] = x->b.peer[j].sent;
+		st->recv[j] = x->b.peer[j].recv;
+		st->csent[j] = x->b.peer[j].csent;
+		st->crecv[j] = x->b.peer[j].crecv;
+	}
+	st->gen_stopped = (uint8_t)l->gen_stopped;
+}
+
+/* The counters of a STATS body between host and network order (the
+ * same swap both ways). */
+static void swap_stats(struct dp_encap_stats *st)
+{
+	char *p = (char *)st;
+
+	for (size_t i = 0; i < offsetof(struct dp_encap_stats, gen_stopped) /
+				       sizeof(uint64_t);
+	     i++) {
+		uint64_t v;
+		memcpy(&v, p + i * sizeof(v), sizeof(v));
+		v = rte_cpu_to_be_64(v);
+		memcpy(p + i * sizeof(v), &v, sizeof(v));
+	}
+}
+
+static void send_ctl(struct emu_inst *x, struct rte_mbuf *m)
+{
+	if (m != NULL && rte_ring_sp_enqueue(x->b.ctl_tx, m) != 0)
+		rte_pktmbuf_free(m);
+}
+
+static void send_stats(struct emu_inst *x, const struct emu_inst_local *l)
+{
+	const struct df_config *c = &x->pl->cfg;
+	struct dp_encap_stats st;
+
+	local_stats(x, l, &st);
+	swap_stats(&st);
+	for (uint32_t j = 0; j < c->ninst; j++) {
+		void *body;
+		struct rte_mbuf *m;
+		if (j == c->instance)
+			continue;
+		m = dp_bridge_frame(&x->b, j, DP_ENCAP_STATS, sizeof(st), 0,
+				    &body);
+		if (m != NULL)
+			memcpy(body, &st, sizeof(st));
+		send_ctl(x, m);
+	}
+}
+
+static void take_ctl(struct emu_inst *x, struct rte_mbuf *m, uint64_t now)
+{
+	const struct dp_encap_hdr *h = dp_bridge_hdr(&x->b, m);
+	size_t hl = sizeof(struct rte_ether_hdr) + sizeof(*h);
+	uint32_t j;
+	char err[320];
+
+	if (h == NULL)
+		goto out;
+	j = h->src_instance;
+	switch (h->type) {
+	case DP_ENCAP_HELLO:
+		if (m->data_len >= hl + sizeof(struct dp_encap_hello) &&
+		    take_hello(x, j, (const void *)(h + 1), err, sizeof(err)) ==
+			    0)
+			send_ctl(x, hello(x, j));
+		break;
+	case DP_ENCAP_STATS:
+		if (m->data_len >= hl + sizeof(struct dp_encap_stats)) {
+			struct peer_state *ps = &x->ps[j];
+			memcpy(&ps->st, h + 1, sizeof(ps->st));
+			swap_stats(&ps->st);
+			ps->st_at = now;
+		}
+		break;
+	case DP_ENCAP_DONE:
+		x->ps[j].done = 1;
+		break;
+	case DP_ENCAP_SUMMARY: {
+		const struct dp_encap_summary *s = (const void *)(h + 1);
+		const char *e = (const char *)(s + 1);
+		uint32_t n = rte_be_to_cpu_16(h->count);
+		uint32_t t0 = rte_be_to_cpu_32(s->first_term);
+		if (m->data_len < hl + sizeof(*s) + n * 24ULL ||
+		    t0 + n > x->pl->topo.nterms)
+			break;
+		for (uint32_t k = 0; k < n; k++)
+			for (int q = 0; q < 3; q++) {
+				uint64_t v; /* unaligned in the frame */
+				memcpy(&v, e + (3 * k + q) * sizeof(v),
+				       sizeof(v));
+				x->rrx[t0 + k][q] += rte_be_to_cpu_64(v);
+			}
+		break;
+	}
+	default:
+		break;
+	}
+out:
+	rte_pktmbuf_free(m);
+}
+
+int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
+		  uint64_t now, struct df_report *rep)
+{
+	const struct df_config *c = &x->pl->cfg;
+	struct rte_mbuf *m;
+
+	while (rte_ring_sc_dequeue(x->b.ctl_rx, (void **)&m) == 0)
+		take_ctl(x, m, now);
+	if (now >= x->next_stats) {
+		send_stats(x, l);
+		x->next_stats = now + (uint64_t)(x->hz * STATS_EVERY_MS / 1e3);
+	}
+	for (uint32_t j = 0; j < c->ninst; j++) {
+		uint64_t since = x->ps[j].st_at ? x->ps[j].st_at : x->started;
+		if (j == c->instance || x->ps[j].done ||
+		    now - since < (uint64_t)(x->hz * SILENT_MS / 1e3))
+			continue;
+		snprintf(rep->part.lost_peer, sizeof(rep->part.lost_peer),
+			 "instance %u has sent nothing for %d ms: its links "
+			 "are taken as down",
+			 j, SILENT_MS);
+		return -1;
+	}
+	return 0;
+}
+
+/* The network's counters: ours now and every peer's last. Returns 0 if
+ * some peer has sent none yet. */
+static int network(const struct emu_inst *x, const struct emu_inst_local *l,
+		   struct dp_encap_stats *all)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	for (uint32_t j = 0; j < c->ninst; j++) {
+		if (j == c->instance)
+			local_stats(x, l, &all[j]);
+		else if (x->ps[j].st_at == 0)
+			return 0;
+		else
+			all[j] = x->ps[j].st;
+	}
+	return 1;
+}
+
+int emu_inst_measured_done(const struct emu_inst *x,
+			   const struct emu_inst_local *l)
+{
+	struct dp_encap_stats all[DF_MAX_INST];
+	uint64_t gen = 0, in = 0;
+
+	if (!network(x, l, all))
+		return 0;
+	for (uint32_t j = 0; j < x->pl->cfg.ninst; j++) {
+		gen += all[j].gen_measured;
+		in += all[j].del_measured + all[j].drops_measured;
+	}
+	return gen == in;
+}
+
+int emu_inst_drained(const struct emu_inst *x, const struct emu_inst_local *l)
+{
+	struct dp_encap_stats all[DF_MAX_INST];
+	uint64_t inj = 0, out = 0, cout = 0, cin = 0;
+	uint32_t n = x->pl->cfg.ninst;
+
+	if (!network(x, l, all))
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!all[i].gen_stopped)
+			return 0;
+		inj += all[i].injected;
+		out += all[i].delivered + all[i].lost;
+		cout += all[i].credits_out;
+		cin += all[i].credits_in;
+		/* what i sent j has arrived there, packets and credits (the
+		 * counters only grow, so a stale view cannot balance while
+		 * something is on its way) */
+		for (uint32_t j = 0; j < n; j++)
+			if (i != j && (all[i].sent[j] != all[j].recv[i] ||
+				       all[i].csent[j] != all[j].crecv[i]))
+				return 0;
+	}
+	return inj == out && cout == cin;
+}
+
+void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
+		     uint32_t nworkers)
+{
+	const struct df_config *c = &x->pl->cfg;
+	uint32_t per_group = c->p * c->a;
+
+	if (x->finished)
+		return;
+	x->finished = 1;
+	for (uint32_t j = 0; j < c->ninst; j++) {
+		uint32_t lo = c->inst_lo[j] * per_group;
+		uint32_t hi = (c->inst_hi[j] + 1) * per_group;
+		void *body;
+		struct rte_mbuf *m;
+
+		if (j == c->instance)
+			continue;
+		for (uint32_t t0 = lo; t0 < hi; t0 += SUMMARY_PER_FRAME) {
+			uint32_t n = hi - t0 < SUMMARY_PER_FRAME
+					     ? hi - t0
+					     : SUMMARY_PER_FRAME;
+			struct dp_encap_summary *s;
+			char *e;
+			m = dp_bridge_frame(&x->b, j, DP_ENCAP_SUMMARY,
+					    sizeof(*s) + n * 24, (uint16_t)n,
+					    &body);
+			if (m == NULL)
+				continue;
+			s = body;
+			s->first_term = rte_cpu_to_be_32(t0);
+			e = (char *)(s + 1);
+			for (uint32_t k = 0; k < n; k++) {
+				uint64_t v[3] = {0, 0, 0};
+				for (uint32_t w = 0; w < nworkers; w++) {
+					v[0] += lc[w]->rx_cnt[t0 + k];
+					v[1] += lc[w]->rx_sum[t0 + k];
+					v[2] += lc[w]->rx_sq[t0 + k];
+				}
+				for (int q = 0; q < 3; q++) {
+					uint64_t be = rte_cpu_to_be_64(v[q]);
+					memcpy(e + (3 * k + q) * sizeof(be),
+					       &be, sizeof(be));
+				}
+			}
+			send_ctl(x, m);
+		}
+		send_ctl(x,
+			 dp_bridge_frame(&x->b, j, DP_ENCAP_DONE, 0, 0, &body));
+	}
+}
+
+int emu_inst_all_done(const struct emu_inst *x)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	if (!x->finished || rte_ring_count(x->b.ctl_tx) != 0)
+		return 0;
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != c->instance &&
+		    (!x->ps[j].done || x->b.peer[j].npend != 0))
+			return 0;
+	return 1;
+}
+
+void emu_inst_remote_rx(const struct emu_inst *x, uint32_t t, uint64_t *cnt,
+			uint64_t *sum, uint64_t *sq)
+{
+	*cnt += x->rrx[t][0];
+	*sum += x->rrx[t][1];
+	*sq += x->rrx[t][2];
+}
+
+void emu_inst_report(const struct emu_inst *x, const struct emu_inst_local *l,
+		     struct df_report *rep)
+{
+	const struct df_config *c = &x->pl->cfg;
+	struct df_part_report *r = &rep->part;
+	struct dp_encap_stats all[DF_MAX_INST];
+
+	r->ninst = c->ninst;
+	r->instance = c->instance;
+	r->lo = c->inst_lo[c->instance];
+	r->hi = c->inst_hi[c->instance];
+	r->nterms = (r->hi - r->lo + 1) * c->p * c->a;
+	r->global_lat_ns = (double)c->link[DF_LINK_GLOBAL].latency_ns;
+	for (uint32_t j = 0; j < c->ninst; j++) {
+		const struct dp_peer *p = &x->b.peer[j];
+		struct df_peer_report *o = &r->peer[j];
+		if (j == c->instance)
+			continue;
+		o->used = 1;
+		snprintf(o->port, sizeof(o->port), "%s",
+			 c->peer_vdev[c->instance][j]);
+		o->port[strcspn(o->port, ",")] = '\0';
+		o->lat_ns = x->ps[j].lat_ns;
+		o->sent = p->sent;
+		o->recv = p->recv;
+		o->csent = p->csent;
+		o->crecv = p->crecv;
+		o->tx_frames = p->tx_frames;
+		o->rx_frames = p->rx_frames;
+		o->tx_stalls = p->tx_stalls;
+	}
+	r->bad_frames = x->b.bad_frames;
+	r->unknown_link = x->b.unknown_link;
+	r->enq_fail = x->b.enq_fail;
+	r->exchanged = network(x, l, all);
+	if (r->exchanged)
+		for (uint32_t j = 0; j < c->ninst; j++) {
+			r->injected += all[j].injected;
+			r->delivered += all[j].delivered;
+			r->lost += all[j].lost;
+		}
+	r->in_flight = r->injected - r->delivered - r->lost;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef EMU_INSTANCES_H
+#define EMU_INSTANCES_H
+
+/*
+ * A partitioned run's protocol between instances, on the main lcore
+ * (README "Several instances"): the start-up handshake over each peer
+ * port (plans compared, one-way port latency measured), the counters
+ * every instance sends every few milliseconds and the whole network's
+ * accounting from them, and the end: each instance that has seen the
+ * whole network drained sends what it delivered of its peers' packets
+ * (for their exactly-once checks) and DONE; all stop once all are done.
+ */
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_mempool.h>
+
+#include "emu.h"
+#include "stats.h"
+#include "worker.h"
+
+struct emu_inst;
+
+/* The ports to the peers, the bridge and its link lists. */
+struct emu_inst *emu_inst_setup(const struct df_plan *pl, struct dp_link *links,
+				struct rte_mempool *pool, double hz, char *err,
+				size_t errlen);
+void emu_inst_free(struct emu_inst *x);
+struct dp_bridge *emu_inst_bridge(struct emu_inst *x);
+
+/* Wait until every peer answers with the same plan (at most
+ * [partition] wait_ms). Returns 0, or -1 with the reason in err. */
+int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
+		       FILE *status, char *err, size_t errlen);
+
+/* This instance's counters now; generation stopped here for good. */
+struct emu_inst_local {
+	const struct dp_stats *s;
+	int gen_stopped;
+};
+
+/* Control frames in, counters out (every 5 ms). Returns -1 when a peer
+ * has been silent for a second (rep->part.lost_peer says which). */
+int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
+		  uint64_t now, struct df_report *rep);
+
+/* Every measured packet of the network is in (delivered or lost)? */
+int emu_inst_measured_done(const struct emu_inst *x,
+			   const struct emu_inst_local *l);
+
+/* Nothing in flight anywhere and generation stopped everywhere? */
+int emu_inst_drained(const struct emu_inst *x, const struct emu_inst_local *l);
+
+/* Once drained: SUMMARY (the peers' packets delivered here, from the
+ * workers' per-source counts) and DONE to every peer. */
+void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
+		     uint32_t nworkers);
+
+/* Every peer sent DONE, and every frame of ours has left. */
+int emu_inst_all_done(const struct emu_inst *x);
+
+/* Deliveries elsewhere of terminal t's packets: count, sum and sum of
+ * squares of their sequence numbers (exactly-once check). */
+void emu_inst_remote_rx(const struct emu_inst *x, uint32_t t, uint64_t *cnt,
+			uint64_t *sum, uint64_t *sq);
+
+/* The report's partition part. */
+void emu_inst_report(const struct emu_inst *x, const struct emu_inst_local *l,
+		     struct df_report *rep);
+
+#endif

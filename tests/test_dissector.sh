@@ -1,0 +1,242 @@
+#!/bin/sh
+# tools/dfemu.lua, the Wireshark dissector of the inter-instance frames
+# (dataplane/encap.h): a pcap with one frame of each type written here
+# byte by byte, read back with tshark. Every type is named, the fields
+# hold the values written (signed due_ns, unsigned u32/u64 above the
+# signed range, flag bits), the DATA frame's inner Ethernet frame is
+# dissected too, and a truncated frame and one with a bad magic are
+# marked malformed without a Lua error.
+# Usage: tests/test_dissector.sh (from anywhere); needs tshark, python3.
+#
+# Root: tshark warns when run as root, and Wireshark's init.lua only runs
+# user Lua (-X lua_script:, personal plugins) as root if
+# run_user_scripts_when_superuser is true. Debian's
+# /usr/share/wireshark/init.lua sets it true, so -X lua_script: works as
+# root here; the first check asserts the dissector really was loaded. If
+# an install sets it false, the checks run tshark as nobody instead
+# (setpriv drops real and effective ids, so Wireshark sees no privileges).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+. tests/tap.sh
+LUA=tools/dfemu.lua
+PCAP=$TMP/dfemu.pcap
+
+if ! command -v tshark >/dev/null 2>&1; then
+	echo "Bail out! tshark not installed (apt-get install tshark)"
+	exit 1
+fi
+
+# Frames (one per type, in this order):
+#  1 DATA, i0->i1, inner EtherType 0x88B5 (the built-in traffic's)
+#  2 DATA, i1->i0, negative due_ns, link above 2^31, flags 0x24
+#  3 CREDIT, 2 entries
+#  4 HELLO, plan hash above 2^63
+#  5 STATS, sent[1] = 555
+#  6 DONE (padded to the Ethernet minimum, as on the wire)
+#  7 SUMMARY, 2 entries from terminal 64
+#  8 truncated: 10 of the 16 header bytes
+#  9 bad magic
+# 10 DATA cut short in its body
+python3 - "$PCAP" <<'PY'
+import struct, sys
+
+def eth(ethertype, payload, pad=False):
+    f = (b"\x02\x00\x00\x00\x00\x01" + b"\x02\x00\x00\x00\x00\x02" +
+         struct.pack(">H", ethertype) + payload)
+    if pad and len(f) < 60:
+        f += b"\0" * (60 - len(f))
+    return f
+
+def hdr(typ, src, dst, seq, count=0, magic=0x44465054):
+    return struct.pack(">IBBBBIHH", magic, 1, typ, src, dst, seq, count, 0)
+
+def data(link, due, age, st, dt, seq, dr, inter, flits, phase, vc, hops,
+         flags, esc_n, lmis):
+    return struct.pack(">IqQIIIHHHBBBBBBH", link, due, age, st, dt, seq, dr,
+                       inter, flits, phase, vc, hops, flags, esc_n, 0, lmis)
+
+inner = (b"\x02\x00\x00\x00\x00\x05" + b"\x02\x00\x00\x00\x00\x28" +
+         struct.pack(">HIIIIQ", 0x88B5, 0x4446454D, 5, 40, 99, 12345) +
+         b"\xab" * 30)
+frames = [
+    eth(0x88B6, hdr(1, 0, 1, 7) +
+        data(123, 1500000, 987654321012, 5, 40, 99, 10, 3, 4, 2, 1, 2,
+             0x03, 0, 0) + inner),
+    eth(0x88B6, hdr(1, 1, 0, 8) +
+        data(4000000000, -250000, 42, 17, 3, 100, 1, 0xFFFF, 8, 1, 2, 3,
+             0x24, 1, 5) + inner),
+    eth(0x88B6, hdr(2, 1, 0, 3, count=2) +
+        struct.pack(">IBBHq", 17, 0, 0, 4, -1000) +
+        struct.pack(">IBBHq", 4294967295, 1, 0, 8, 2000), pad=True),
+    eth(0x88B6, hdr(3, 0, 1, 0) +
+        struct.pack(">QQQQB7x", 0xFEDCBA9876543210, 123456789, 0, 0, 1)),
+    eth(0x88B6, hdr(4, 0, 1, 12) +
+        struct.pack(">8Q", 1000, 990, 2, 800, 790, 1, 3000, 2990) +
+        struct.pack(">8Q", 0, 555, 0, 0, 0, 0, 0, 0) +
+        struct.pack(">8Q", 444, 0, 0, 0, 0, 0, 0, 0) +
+        struct.pack(">8Q", 0, 2220, 0, 0, 0, 0, 0, 0) +
+        struct.pack(">8Q", 1776, 0, 0, 0, 0, 0, 0, 0) +
+        struct.pack(">B7x", 1)),
+    eth(0x88B6, hdr(5, 1, 0, 1), pad=True),
+    eth(0x88B6, hdr(6, 1, 0, 1, count=2) + struct.pack(">I", 64) +
+        struct.pack(">3Q", 3, 300, 30000) + struct.pack(">3Q", 5, 500, 50001)),
+    eth(0x88B6, hdr(1, 0, 1, 9)[:10]),
+    eth(0x88B6, hdr(2, 0, 1, 4, magic=0x12345678) + b"\0" * 16, pad=True),
+    eth(0x88B6, hdr(1, 0, 1, 10) + b"\0" * 20),
+]
+with open(sys.argv[1], "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+    for i, f in enumerate(frames):
+        out.write(struct.pack("<IIII", 1700000000, i, len(f), len(f)))
+        out.write(f)
+PY
+ok $? "pcap with 10 frames written"
+
+TSHARK=tshark
+if [ "$(id -u)" -eq 0 ] &&
+	! tshark -G protocols -X "lua_script:$LUA" 2>/dev/null |
+	grep -q '	dfemu$'; then
+	# Lua disabled for root (see the top): tshark as nobody, who must be
+	# able to read the script and the capture.
+	cp $LUA "$TMP/dfemu.lua"
+	LUA=$TMP/dfemu.lua
+	chmod a+rx "$TMP" && chmod a+r "$TMP"/*
+	TSHARK="setpriv --reuid=nobody --regid=nogroup --clear-groups tshark"
+fi
+# (-G must come first, or tshark ignores it)
+$TSHARK -G protocols -X "lua_script:$LUA" 2>/dev/null | grep -q '	dfemu$'
+ok $? "tshark loads $LUA (the dfemu protocol is registered)"
+
+FIELDS="frame.number dfemu.type dfemu.src_instance dfemu.dst_instance
+dfemu.seq dfemu.count dfemu.data.link dfemu.data.due_ns dfemu.data.age_ns
+dfemu.data.src_term dfemu.data.dst_term dfemu.data.seq dfemu.data.inter
+dfemu.data.vc dfemu.data.flags dfemu.data.flags.measured
+dfemu.data.flags.external eth.type frame.protocols dfemu.credit.link
+dfemu.credit.vc dfemu.credit.flits dfemu.credit.due_ns dfemu.hello.plan_hash
+dfemu.hello.now_ns dfemu.hello.heard dfemu.stats.injected
+dfemu.stats.delivered dfemu.stats.sent dfemu.stats.crecv
+dfemu.stats.gen_stopped dfemu.summary.first_term dfemu.summary.term
+dfemu.summary.cnt dfemu.summary.sq dfemu.malformed _ws.expert.group
+_ws.col.Info"
+E=""
+for f in $FIELDS; do E="$E -e $f"; done
+# shellcheck disable=SC2086 # $E and $TSHARK are word lists
+$TSHARK -X "lua_script:$LUA" -r "$PCAP" -T fields -E separator=/t \
+	-E occurrence=a -E aggregator=, $E >"$TMP/f.txt" 2>"$TMP/f.err"
+ok $? "tshark with the dissector exits 0"
+[ "$(wc -l <"$TMP/f.txt")" -eq 10 ]
+ok $? "tshark prints the 10 frames"
+
+# get FRAME FIELD: the FIELD column of FRAME's line (all occurrences,
+# comma-separated)
+get() {
+	c=0
+	i=0
+	for f in $FIELDS; do
+		i=$((i + 1))
+		[ "$f" = "$2" ] && c=$i
+	done
+	awk -F '\t' -v fr="$1" -v c="$c" '$1 == fr { print $c }' "$TMP/f.txt"
+}
+# is FRAME FIELD VALUE DESCRIPTION
+is() {
+	got=$(get "$1" "$2")
+	[ "$got" = "$3" ] || echo "# frame $1 $2: got '$got', expected '$3'"
+	[ "$got" = "$3" ]
+	ok $? "$4"
+}
+
+t=""
+for fr in 1 2 3 4 5 6 7 8 9 10; do t="$t$(get $fr dfemu.type) "; done
+[ "$t" = "1 1 2 3 4 5 6   1 " ]
+ok $? "each frame's type is decoded (got '$t')"
+get 3 _ws.col.Info | grep -q '^dfemu CREDIT i1->i0 2 entries$' &&
+	get 4 _ws.col.Info | grep -q '^dfemu HELLO i0->i1' &&
+	get 5 _ws.col.Info | grep -q '^dfemu STATS i0->i1' &&
+	get 6 _ws.col.Info | grep -q '^dfemu DONE i1->i0$' &&
+	get 7 _ws.col.Info | grep -q '^dfemu SUMMARY i1->i0'
+ok $? "Info column names the type and the instances"
+
+# DATA
+is 1 dfemu.src_instance 0 "DATA: src_instance"
+is 1 dfemu.dst_instance 1 "DATA: dst_instance"
+is 1 dfemu.seq 7 "DATA: header seq"
+is 1 dfemu.data.link 123 "DATA: link"
+is 1 dfemu.data.due_ns 1500000 "DATA: due_ns"
+is 1 dfemu.data.age_ns 987654321012 "DATA: age_ns (u64)"
+is 1 dfemu.data.src_term 5 "DATA: src_term"
+is 1 dfemu.data.dst_term 40 "DATA: dst_term"
+is 1 dfemu.data.seq 99 "DATA: packet seq"
+is 1 dfemu.data.vc 1 "DATA: vc"
+is 1 dfemu.data.flags 0x03 "DATA: flags"
+is 1 dfemu.data.flags.measured 1 "DATA: flags bit measured set"
+is 1 dfemu.data.flags.external 0 "DATA: flags bit external clear"
+is 2 dfemu.data.due_ns -250000 "DATA: negative due_ns is signed"
+is 2 dfemu.data.link 4000000000 "DATA: link above 2^31 is unsigned"
+is 2 dfemu.data.inter 65535 "DATA: inter"
+is 2 dfemu.data.vc 2 "DATA: vc of the second frame"
+is 2 dfemu.data.flags 0x24 "DATA: flags of the second frame"
+is 2 dfemu.data.flags.measured 0 "DATA: flags bit measured clear"
+is 2 dfemu.data.flags.external 1 "DATA: flags bit external set"
+is 1 _ws.col.Info "dfemu DATA i0->i1 link 123 vc1 src t5 dst t40" \
+	"DATA: Info column"
+is 1 eth.type 0x88b6,0x88b5 "DATA: the inner Ethernet frame is dissected"
+get 1 frame.protocols | grep -q 'dfemu:eth:ethertype'
+ok $? "DATA: frame.protocols has dfemu:eth ($(get 1 frame.protocols))"
+
+# CREDIT
+is 3 dfemu.count 2 "CREDIT: count"
+is 3 dfemu.credit.link 17,4294967295 "CREDIT: the two entries' links"
+is 3 dfemu.credit.vc 0,1 "CREDIT: the two entries' VCs"
+is 3 dfemu.credit.flits 4,8 "CREDIT: the two entries' flits"
+is 3 dfemu.credit.due_ns -1000,2000 "CREDIT: the two entries' due_ns"
+
+# HELLO
+is 4 dfemu.hello.plan_hash 0xfedcba9876543210 "HELLO: plan_hash (u64)"
+is 4 dfemu.hello.now_ns 123456789 "HELLO: now_ns"
+is 4 dfemu.hello.heard 1 "HELLO: heard"
+
+# STATS
+is 5 dfemu.stats.injected 1000 "STATS: injected"
+is 5 dfemu.stats.delivered 990 "STATS: delivered"
+is 5 dfemu.stats.sent 0,555,0,0,0,0,0,0 "STATS: sent[], one item per instance"
+[ "$(get 5 dfemu.stats.sent | cut -d, -f2)" = 555 ]
+ok $? "STATS: sent[1]"
+is 5 dfemu.stats.crecv 1776,0,0,0,0,0,0,0 "STATS: crecv[] (the last array)"
+is 5 dfemu.stats.gen_stopped 1 "STATS: gen_stopped"
+
+# DONE: no body, and the Ethernet padding is not an error
+is 6 _ws.col.Info "dfemu DONE i1->i0" "DONE: Info column"
+is 6 _ws.expert.group "" "DONE: padding raises no expert info"
+
+# SUMMARY
+is 7 dfemu.count 2 "SUMMARY: count"
+is 7 dfemu.summary.first_term 64 "SUMMARY: first_term"
+is 7 dfemu.summary.term 64,65 "SUMMARY: entries' terminals"
+is 7 dfemu.summary.cnt 3,5 "SUMMARY: cnt values"
+is 7 dfemu.summary.sq 30000,50001 "SUMMARY: sq values"
+
+# Malformed frames: the expert info dfemu.malformed, whose group is
+# PI_MALFORMED (0x07000000), and a note in the Info column.
+is 8 dfemu.malformed 1 "truncated header: marked malformed"
+is 8 _ws.expert.group 117440512 "truncated header: expert group Malformed"
+get 8 _ws.col.Info | grep -q 'Malformed'
+ok $? "truncated header: Info column says Malformed"
+is 9 dfemu.malformed 1 "bad magic: marked malformed"
+is 10 dfemu.malformed 1 "DATA cut short in its body: marked malformed"
+is 1 dfemu.malformed "" "well-formed DATA: not marked malformed"
+
+# No Lua error anywhere, in the fields run or the full tree (-V).
+# shellcheck disable=SC2086
+$TSHARK -X "lua_script:$LUA" -r "$PCAP" -V >"$TMP/v.txt" 2>"$TMP/v.err"
+ok $? "tshark -V with the dissector exits 0"
+! grep -qi 'lua error' "$TMP/f.txt" "$TMP/f.err" "$TMP/v.txt" "$TMP/v.err"
+ok $? "no Lua error in tshark's output or stderr"
+grep -q '\[Malformed\] header needs 16 bytes, 10 left' "$TMP/v.txt" &&
+	grep -q '\[Malformed\] bad magic 0x12345678' "$TMP/v.txt" &&
+	grep -q '\[Malformed\] DATA body needs 46 bytes, 20 left' "$TMP/v.txt"
+ok $? "the tree has [Malformed] items for the 3 malformed frames"
+
+tap_done
