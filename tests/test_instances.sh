@@ -113,12 +113,15 @@ print("# one instance: accepted %.4f, delivered %d, latency avg %.0f ns; "
        acc, dlv, lat, a["partition"]["peers"][0]["latency_ns"] / 1e3))
 assert abs(acc - s["accepted_load"]) < 0.02, (acc, s["accepted_load"])
 assert abs(dlv - s["packets"]["delivered"]) < 0.05 * s["packets"]["delivered"]
-# a gross bound (optimised build only): the bridge adds the host's
-# delays (two busy processes on two vCPUs: 1.0-1.8x measured), not a
-# different network; a stalling bridge would be far beyond it
-assert san or lat < 3 * s["latency_ns"]["avg"], (lat, s["latency_ns"]["avg"])
+# gross bounds (latency: optimised build only). Two processes on two
+# vCPUs add the host's delays: 1.0-1.8x in most runs, up to 5.8x in a
+# few (README "Several instances"); a due time or port latency applied
+# wrongly would be off by orders of magnitude
+p = a["partition"]["peers"][0]["latency_ns"]
+assert 0 < p < 1e6, p
+assert san or lat < 10 * s["latency_ns"]["avg"], (lat, s["latency_ns"]["avg"])
 PY
-ok $? "two instances against one: accepted load within 0.02, delivered within 5 %, average latency below 3x${2:+ (sanitizer build: latency not compared)}"
+ok $? "two instances against one: accepted load within 0.02, delivered within 5 %, port latency measured (0-1 ms), average latency below 10x${2:+ (sanitizer build: latency not compared)}"
 
 # 2. instance 1 first: start order does not matter
 # shellcheck disable=SC2086
