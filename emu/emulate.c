@@ -917,7 +917,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		uint64_t now;
 		int done;
 
-		sleep_ms(1);
+		sleep_ms(e->inst ? 5 : 1);
 		df_capture_drain(e->cap);
 		now = rte_rdtsc();
 		emu_ctl_poll(ctl, now);
