@@ -290,17 +290,31 @@ python3 -c 'import struct,sys; open(sys.argv[1],"wb").write(struct.pack("<IHHiII
 	>"$TMP/pd.log" 2>&1 &
 emu=$!
 PIDS="$PIDS $emu"
+# The secondary attaches only once the primary is up (its telemetry says
+# so): a dumpcap started during the primary's EAL init could spin, be
+# killed by its timeout inside EAL's shared memory lock, and leave the
+# lock held, so that every later secondary and the primary's own
+# teardown spin forever. The timeouts send SIGINT first, which dumpcap
+# handles.
+wait_phase dfpd$$ measure
 i=0
-until timeout 10 dpdk-dumpcap --file-prefix=dfpd$$ -D 2>/dev/null |
-	grep -q net_pcap5; do
+until timeout -k 5 -s INT 10 dpdk-dumpcap --file-prefix=dfpd$$ -D \
+	2>/dev/null | grep -q net_pcap5; do
 	i=$((i + 1))
-	[ $i -lt 30 ] || break
+	[ $i -lt 10 ] || break
 	sleep 0.5
 done
-timeout 60 dpdk-dumpcap --file-prefix=dfpd$$ -i net_pcap5 \
+timeout -k 5 -s INT 60 dpdk-dumpcap --file-prefix=dfpd$$ -i net_pcap5 \
 	-w "$TMP/d.pcapng" -c 20 >"$TMP/dumpcap.log" 2>&1
 rc=$?
 kill -INT $emu
+# bounded: a hang here is a failure, not a stuck suite
+tries=0
+while kill -0 $emu 2>/dev/null && [ $tries -lt 300 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+kill -0 $emu 2>/dev/null && { echo "# dfemu --pdump did not end within 30 s of SIGINT"; kill -9 $emu; rc=99; }
 wait $emu
 # -c 20 stops after the burst that reached 20
 tshark -r "$TMP/d.pcapng" -T fields -e eth.dst >"$TMP/d.txt" 2>/dev/null
