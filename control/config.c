@@ -223,8 +223,8 @@ static const struct key_def keys[] = {
 	 "dfemu instances the dragonfly is split over, by groups"},
 	{"partition", "instance", K_U32, OFF(instance), 0, DF_MAX_INST - 1,
 	 NULL, "which instance this process is (--instance N)"},
-	{"partition", "wait_ms", K_U64, OFF(part_wait_ms), 100, 3600000,
-	 NULL, "how long an instance waits at start for the others (ms)"},
+	{"partition", "wait_ms", K_U64, OFF(part_wait_ms), 100, 3600000, NULL,
+	 "how long an instance waits at start for the others (ms)"},
 	{"faults", "in_flight", K_ENUM, OFF(fault_in_flight), 0, 0,
 	 inflight_names,
 	 "packets on a link when it fails: deliver (they had left) or drop "
@@ -236,8 +236,8 @@ static const struct key_def keys[] = {
 _Static_assert(NKEYS <= DF_CFG_MAX_KEYS, "raise DF_CFG_MAX_KEYS");
 
 static const char *const sections[] = {
-	"topology", "links", "routing", "traffic",   "terminals",
-	"capture",  "faults", "run",	"partition", NULL};
+	"topology", "links",  "routing", "traffic",   "terminals",
+	"capture",  "faults", "run",	 "partition", NULL};
 
 void df_config_defaults(struct df_config *cfg)
 {

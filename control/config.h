@@ -68,7 +68,7 @@ enum df_process {
 		2, /* always a packet waiting: benchmarks, overload */
 };
 
-#define DF_MAX_VC 4
+#define DF_MAX_VC   4
 #define DF_MAX_INST 8 /* [partition] instances */
 
 /* Steady state (load sweeps) or a fixed amount of traffic ([OC] §V). */
@@ -197,7 +197,8 @@ struct df_config {
 	uint32_t inst_lo[DF_MAX_INST], inst_hi[DF_MAX_INST]; /* its groups */
 	uint8_t inst_set[DF_MAX_INST];
 	char inst_where[DF_MAX_INST][80];
-	char peer_vdev[DF_MAX_INST][DF_MAX_INST][160]; /* [i][j]: i's port to j */
+	/* [i][j]: the port instance i reaches instance j through */
+	char peer_vdev[DF_MAX_INST][DF_MAX_INST][160];
 
 	/* [run] */
 	uint32_t workers;	    /* 0 = auto: one per free CPU, at least 1 */

@@ -29,15 +29,16 @@ const char *df_faults_unsupported(const struct df_config *cfg)
 	}
 }
 
+static const char ofar_no_drain[] =
+	"ofar misroutes through any router and its escape ring passes "
+	"through every router, so none can be drained (link failures are "
+	"possible)";
+
 const char *df_faults_drain_unsupported(const struct df_config *cfg)
 {
 	const char *no = df_faults_unsupported(cfg);
 
-	if (no == NULL && cfg->algorithm == DF_ALG_OFAR)
-		return "ofar misroutes through any router and its escape ring "
-		       "passes through every router, so none can be drained "
-		       "(link failures are possible)";
-	return no;
+	return no == NULL && cfg->algorithm == DF_ALG_OFAR ? ofar_no_drain : no;
 }
 
 static int copy_tables(struct df_tables *dst, const struct df_tables *src)
@@ -536,6 +537,7 @@ int df_faults_parse_events(const struct df_config *cfg, const struct df_topo *t,
 	     tok = strtok_r(NULL, ", \t", &save)) {
 		struct df_fault_event *e = &ev[*n];
 		char *end, *op, *arg, orig[64];
+		int drain;
 
 		snprintf(orig, sizeof(orig), "%s", tok);
 		if (*n == DF_MAX_FAULT_EVENTS) {
@@ -595,19 +597,14 @@ int df_faults_parse_events(const struct df_config *cfg, const struct df_topo *t,
 		} else {
 			goto bad;
 		}
+		drain = e->op == DF_FAULT_DRAIN || e->op == DF_FAULT_UNDRAIN;
 		if (e->op != DF_FAULT_LOAD &&
-		    (no = e->op == DF_FAULT_DRAIN || e->op == DF_FAULT_UNDRAIN
-				  ? df_faults_drain_unsupported(cfg)
-				  : df_faults_unsupported(cfg)) != NULL) {
+		    (no = drain ? df_faults_drain_unsupported(cfg)
+				: df_faults_unsupported(cfg)) != NULL) {
 			snprintf(err, errlen,
 				 "%s: [faults] events: %s are not possible "
 				 "here: %s",
-				 at,
-				 e->op == DF_FAULT_DRAIN ||
-						 e->op == DF_FAULT_UNDRAIN
-					 ? "drains"
-					 : "link failures",
-				 no);
+				 at, drain ? "drains" : "link failures", no);
 			return -1;
 		}
 		(*n)++;
@@ -630,10 +627,7 @@ int df_faults_drain(struct df_faults *f, uint32_t r, int drain,
 	uint8_t was;
 
 	if (f->alg == DF_ALG_OFAR) {
-		snprintf(err, errlen, "%s",
-			 "ofar misroutes through any router and its escape "
-			 "ring passes through every router, so none can be "
-			 "drained");
+		snprintf(err, errlen, "%s", ofar_no_drain);
 		return -1;
 	}
 	if (r >= f->topo->nrouters) {

@@ -179,12 +179,11 @@ static int dfs(struct search *s, uint32_t i)
  * router it leaves by (a > 1): a greedy walk over the parallel links,
  * which is exact when there is one link per pair (each choice forced).
  */
-static int try_step(struct df_ring *ring, const struct search *s, uint32_t step,
-		    uint32_t *seq, uint32_t *entry, uint32_t *exit_r,
-		    uint32_t *exit_p)
+static int try_step(struct df_ring *ring, const struct search *s, uint32_t step)
 {
 	const struct df_topo *t = s->t;
-	uint32_t g = t->g;
+	uint32_t g = t->g, *seq = s->seq, *entry = s->entry;
+	uint32_t *exit_r = s->exit_r, *exit_p = s->exit_p;
 	int ok = 1;
 
 	for (uint32_t i = 0; i < g; i++)
@@ -264,9 +263,7 @@ int df_ring_build_up(struct df_ring *ring, const struct df_topo *t,
 		goto out;
 	/* the regular orders first, then any order the search finds */
 	for (uint32_t s = 1; !found && s < g; s++)
-		found = df_gcd(s, g) == 1 &&
-			try_step(ring, &sr, s, sr.seq, sr.entry, sr.exit_r,
-				 sr.exit_p) == 0;
+		found = df_gcd(s, g) == 1 && try_step(ring, &sr, s) == 0;
 	if (!found) {
 		sr.seq[0] = 0;
 		sr.used[0] = 1;

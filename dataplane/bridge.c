@@ -27,6 +27,14 @@ static inline int64_t ns_to_tsc(const struct dp_bridge *b, int64_t ns)
 	return (int64_t)((double)ns * b->tsc_per_ns);
 }
 
+/* The dfemu header of a frame (after its outer Ethernet header). */
+static inline struct dp_encap_hdr *encap_hdr(struct rte_mbuf *m)
+{
+	return (struct dp_encap_hdr *)(rte_pktmbuf_mtod(
+					       m, struct rte_ether_hdr *) +
+				       1);
+}
+
 /* The outer Ethernet and dfemu header, in front of the body. */
 static void put_hdr(struct dp_bridge *b, uint32_t peer, void *at,
 		    enum dp_encap_type type, uint16_t count)
@@ -195,9 +203,7 @@ static void credit_flush(struct dp_bridge *b, struct credit_frames *cf,
 	if (m == NULL)
 		return;
 	cf->f[peer] = NULL;
-	h = (struct dp_encap_hdr *)(rte_pktmbuf_mtod(m,
-						     struct rte_ether_hdr *) +
-				    1);
+	h = encap_hdr(m);
 	h->count = rte_cpu_to_be_16((uint16_t)cf->cnt[peer]);
 	rte_pktmbuf_trim(m, (uint16_t)((CREDITS_PER_FRAME - cf->cnt[peer]) *
 				       sizeof(struct dp_encap_credit)));
@@ -255,6 +261,13 @@ static unsigned send_credits(struct dp_bridge *b, uint64_t now)
 	return work;
 }
 
+/* Does link li cross to peer in this role (a frame can name any)? */
+static inline int from_peer(const struct dp_bridge *b, uint32_t li,
+			    uint8_t role, uint32_t peer)
+{
+	return li < b->nlinks && b->role[li] == role && b->peer_of[li] == peer;
+}
+
 /* A DATA frame from a peer: the packet onto its link, due here. */
 static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 		      struct rte_mbuf *m, uint64_t now)
@@ -268,8 +281,7 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	if (m->data_len < DATA_HDR)
 		goto bad;
 	li = rte_be_to_cpu_32(d->link);
-	if (li >= b->nlinks || b->role[li] != 2 ||
-	    b->peer_of[li] != h->src_instance)
+	if (!from_peer(b, li, DP_LINK_IN, h->src_instance))
 		goto bad;
 	due = (int64_t)rte_be_to_cpu_64((uint64_t)d->due_ns);
 	age = (int64_t)rte_be_to_cpu_64(d->age_ns);
@@ -321,25 +333,15 @@ static void take_credits(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	}
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t li = rte_be_to_cpu_32(e[j].link);
-		struct dp_credit c;
-		struct dp_link *l;
-		if (li >= b->nlinks || b->role[li] != 1 ||
-		    b->peer_of[li] != h->src_instance) {
+		int64_t due = (int64_t)rte_be_to_cpu_64((uint64_t)e[j].due_ns);
+		if (!from_peer(b, li, DP_LINK_OUT, h->src_instance)) {
 			b->unknown_link++;
 			continue;
 		}
-		l = &b->links[li];
-		c.due = now +
-			(uint64_t)(ns_to_tsc(b,
-					     (int64_t)rte_be_to_cpu_64(
-						     (uint64_t)e[j].due_ns)) -
-				   p->lat_tsc);
-		if (c.due < l->last_credit_due) /* the ring stays ordered */
-			c.due = l->last_credit_due;
-		l->last_credit_due = c.due;
-		c.vc = e[j].vc;
-		c.flits = rte_be_to_cpu_16(e[j].flits);
-		if (rte_ring_sp_enqueue_elem(l->credits, &c, sizeof(c)) != 0)
+		if (dp_link_credit_at(
+			    &b->links[li],
+			    now + (uint64_t)(ns_to_tsc(b, due) - p->lat_tsc),
+			    e[j].vc, rte_be_to_cpu_16(e[j].flits)))
 			b->enq_fail++;
 		p->crecv++;
 	}
@@ -404,11 +406,9 @@ unsigned dp_bridge_step(struct dp_bridge *b, uint64_t now)
 			behind |= b->peer[peer].npend != 0;
 		}
 	while (!behind && rte_ring_sc_dequeue(b->ctl_tx, (void **)&m) == 0) {
-		const struct rte_ether_hdr *eh =
-			rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-		const struct dp_encap_hdr *h = (const void *)(eh + 1);
-		dp_bridge_send(b, h->dst_instance, &m, 1);
-		behind = b->peer[h->dst_instance].npend != 0;
+		uint32_t peer = encap_hdr(m)->dst_instance;
+		dp_bridge_send(b, peer, &m, 1);
+		behind = b->peer[peer].npend != 0;
 		work++;
 	}
 	return work;

@@ -28,6 +28,9 @@
 
 #define DP_BRIDGE_BURST 32
 
+/* A link's role here (struct dp_bridge role[]) */
+enum { DP_LINK_OUT = 1, DP_LINK_IN = 2 };
+
 struct dp_peer {
 	int used;
 	uint16_t port;	 /* DPDK port id */
@@ -51,8 +54,8 @@ struct dp_bridge {
 	uint32_t *out;	       /* links sent from here to a peer */
 	uint32_t *in;	       /* links received here from a peer */
 	uint32_t nout, nin;
-	uint8_t *peer_of;	 /* [link]: peer instance of out/in links */
-	uint8_t *role;		 /* [link]: 1 out, 2 in, 0 neither */
+	uint8_t *peer_of; /* [link]: peer instance of out/in links */
+	uint8_t *role;	  /* [link]: DP_LINK_OUT, DP_LINK_IN, 0 neither */
 	struct rte_ring *ctl_rx; /* control frames for the main lcore */
 	struct rte_ring *ctl_tx; /* control frames from it, to send */
 	struct rte_ring *early;	 /* frames that came during the handshake */

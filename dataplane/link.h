@@ -71,19 +71,25 @@ static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
 	return l->busy_until + l->lat_tsc;
 }
 
-/* Return flits of buffer space on VC vc, freed at time t, upstream. */
-static inline int dp_link_credit(struct dp_link *l, uint64_t t, uint32_t vc,
-				 uint32_t flits)
+/* A credit of flits on VC vc onto l's credit ring, due upstream at due
+ * (or with the one before it: the ring is a FIFO delay line). */
+static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
+				    uint32_t vc, uint32_t flits)
 {
 	struct dp_credit c;
 
-	c.due = t + l->credit_lat_tsc;
-	if (c.due < l->last_credit_due)
-		c.due = l->last_credit_due;
+	c.due = due < l->last_credit_due ? l->last_credit_due : due;
 	l->last_credit_due = c.due;
 	c.vc = vc;
 	c.flits = flits;
 	return rte_ring_sp_enqueue_elem(l->credits, &c, sizeof(c));
+}
+
+/* Return flits of buffer space on VC vc, freed at time t, upstream. */
+static inline int dp_link_credit(struct dp_link *l, uint64_t t, uint32_t vc,
+				 uint32_t flits)
+{
+	return dp_link_credit_at(l, t + l->credit_lat_tsc, vc, flits);
 }
 
 #endif

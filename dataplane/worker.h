@@ -124,7 +124,7 @@ struct dp_lcore {
 	volatile int gen_off_done; /* a whole sweep ran with gen_on == 0 */
 	unsigned lcore_id;
 	struct rte_ring *cap_ring; /* capture records for the main lcore */
-	struct dp_bridge *bridge;  /* worker 0 of a partitioned run (bridge.h) */
+	struct dp_bridge *bridge; /* worker 0 of a partitioned run (bridge.h) */
 } __rte_cache_aligned;
 
 static inline uint64_t dp_rand(struct dp_lcore *lc)

@@ -184,4 +184,10 @@ uint64_t df_hugepages_free(void);
 /* Memory the dataplane of a plan needs (mempool, rings, queues). */
 uint64_t df_emulate_mem_bytes(const struct df_plan *pl);
 
+/* A DPDK port (a terminal's, or one to another instance) configured with
+ * one rx and one tx queue on pool, started, and promiscuous where its PMD
+ * can be. Returns 0 or a negative errno. */
+struct rte_mempool;
+int df_port_start(uint16_t port, struct rte_mempool *pool);
+
 #endif

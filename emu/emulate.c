@@ -389,15 +389,33 @@ static int build_macs(struct emu *e)
 	return 0;
 }
 
+int df_port_start(uint16_t port, struct rte_mempool *pool)
+{
+	struct rte_eth_conf conf;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(port, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(port, 0, 1024, rte_socket_id(),
+					    NULL, pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(port, 0, 1024, rte_socket_id(),
+					    NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	if (rc == 0)
+		rte_eth_promiscuous_enable(port); /* not every PMD can */
+	return rc;
+}
+
 /* Terminals bound to DPDK ports: the vdevs EAL created from --vdev, one
  * rx and one tx queue each on the run's mempool. */
 static int build_ports(struct emu *e)
 {
 	const struct df_config *c = &e->pl->cfg;
-	struct rte_eth_conf conf;
 	char vdev[256];
 
-	memset(&conf, 0, sizeof(conf));
 	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
 		struct dp_term *te = e->terms[i];
 		uint16_t port;
@@ -415,23 +433,13 @@ static int build_ports(struct emu *e)
 				 i, vdev);
 			return -1;
 		}
-		rc = rte_eth_dev_configure(port, 1, 1, &conf);
-		if (rc == 0)
-			rc = rte_eth_rx_queue_setup(port, 0, 1024,
-						    rte_socket_id(), NULL,
-						    e->run.pool);
-		if (rc == 0)
-			rc = rte_eth_tx_queue_setup(port, 0, 1024,
-						    rte_socket_id(), NULL);
-		if (rc == 0)
-			rc = rte_eth_dev_start(port);
+		rc = df_port_start(port, e->run.pool);
 		if (rc != 0) {
 			snprintf(e->err, e->errlen,
 				 "[terminals] t%u: cannot start port %s: %s", i,
 				 vdev, rte_strerror(-rc));
 			return -1;
 		}
-		rte_eth_promiscuous_enable(port); /* not every PMD can */
 		te->eth = port;
 	}
 	return 0;
@@ -1351,8 +1359,7 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 					errlen);
 		if (e.inst == NULL ||
 		    emu_inst_handshake(e.inst, opt->stop,
-				       opt->quiet ? NULL : stderr, err,
-				       errlen))
+				       opt->quiet ? NULL : stderr, err, errlen))
 			goto out;
 		e.lc[0]->bridge = emu_inst_bridge(e.inst);
 	}

@@ -18,6 +18,9 @@
 #include "instances.h"
 #include "partition.h"
 
+/* the frames' per-instance arrays hold every instance a config can have */
+_Static_assert(DF_MAX_INST <= DP_MAX_INSTANCES, "raise DP_MAX_INSTANCES");
+
 #define STATS_EVERY_MS	  5
 #define SILENT_MS	  1000
 #define SUMMARY_PER_FRAME 48
@@ -89,25 +92,6 @@ static struct rte_ring *ring(const char *what, uint32_t self)
 	snprintf(name, sizeof(name), "dfi%u_%s_%u", self, what, n++);
 	return rte_ring_create(name, 4096, (int)rte_socket_id(),
 			       RING_F_SP_ENQ | RING_F_SC_DEQ);
-}
-
-/* Configure and start port: one rx and one tx queue on the run's pool. */
-static int try_port(struct emu_inst *x, uint16_t port)
-{
-	struct rte_eth_conf conf;
-	int rc;
-
-	memset(&conf, 0, sizeof(conf));
-	rc = rte_eth_dev_configure(port, 1, 1, &conf);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(port, 0, 1024, rte_socket_id(),
-					    NULL, x->b.pool);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(port, 0, 1024, rte_socket_id(),
-					    NULL);
-	if (rc == 0)
-		rc = rte_eth_dev_start(port);
-	return rc;
 }
 
 /* The value of key in a vdev's "name,k=v,k=v" arguments into buf, or
@@ -201,14 +185,13 @@ static int start_port(struct emu_inst *x, uint32_t j, char *err, size_t errlen)
 			 vdev);
 		return -1;
 	}
-	rc = try_port(x, port);
+	rc = df_port_start(port, x->b.pool);
 	if (rc != 0) {
 		snprintf(err, errlen,
 			 "[partition] i%u.peer%u: cannot start port %s: %s",
 			 c->instance, j, name, rte_strerror(-rc));
 		return -1;
 	}
-	rte_eth_promiscuous_enable(port); /* not every PMD can */
 	x->b.peer[j].used = 1;
 	x->b.peer[j].port = port;
 	x->dialed[j] = rte_rdtsc();
@@ -245,8 +228,8 @@ static int find_links(struct emu_inst *x)
 			b->out[b->nout++] = o;
 			b->in[b->nin++] = i;
 			b->peer_of[o] = b->peer_of[i] = (uint8_t)j;
-			b->role[o] = 1;
-			b->role[i] = 2;
+			b->role[o] = DP_LINK_OUT;
+			b->role[i] = DP_LINK_IN;
 		}
 	}
 	return 0;
@@ -448,6 +431,49 @@ static void redial(struct emu_inst *x, uint64_t now)
 	}
 }
 
+/* The HELLO body of frame m (header h), or NULL: another type, or short. */
+static const struct dp_encap_hello *hello_body(const struct dp_encap_hdr *h,
+					       const struct rte_mbuf *m)
+{
+	size_t need = sizeof(struct rte_ether_hdr) + sizeof(*h) +
+		      sizeof(struct dp_encap_hello);
+
+	return h->type == DP_ENCAP_HELLO && m->data_len >= need
+		       ? (const void *)(h + 1)
+		       : NULL;
+}
+
+/* What came from peer j during the handshake: HELLOs taken here, the
+ * frames of a peer that started first kept for the bridge. Returns -1
+ * (err says why) when the peer runs another plan. */
+static int handshake_rx(struct emu_inst *x, uint32_t j, char *err,
+			size_t errlen)
+{
+	struct rte_mbuf *m[DP_BRIDGE_BURST];
+	uint16_t n = rte_eth_rx_burst(x->b.peer[j].port, 0, m, DP_BRIDGE_BURST);
+	int rc = 0;
+
+	for (uint16_t k = 0; k < n; k++) {
+		const struct dp_encap_hdr *h = dp_bridge_hdr(&x->b, m[k]);
+		const struct dp_encap_hello *hb =
+			h ? hello_body(h, m[k]) : NULL;
+
+		if (hb != NULL) {
+			if (rc == 0)
+				rc = take_hello(x, h->src_instance, hb, err,
+						errlen);
+			rte_pktmbuf_free(m[k]);
+		} else if (h == NULL) {
+			x->b.bad_frames++;
+			rte_pktmbuf_free(m[k]);
+		} else if (rte_ring_sp_enqueue(x->b.early, m[k]) != 0) {
+			x->b.enq_fail++; /* lost: the report shows it */
+			rte_pktmbuf_free(m[k]);
+		}
+	}
+	return rc;
+}
+
 int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
 		       FILE *status, char *err, size_t errlen)
 {
@@ -457,7 +483,6 @@ int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
 
 	for (;;) {
 		uint64_t now = rte_rdtsc();
-		struct rte_mbuf *m[DP_BRIDGE_BURST];
 
 		if (all_ready(x))
 			break;
@@ -500,39 +525,9 @@ int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
 				now + (uint64_t)(x->hz /
 						 (all_heard(x) ? 10000 : 100));
 		}
-		for (uint32_t j = 0; j < c->ninst; j++) {
-			uint16_t n;
-			if (j == c->instance)
-				continue;
-			n = rte_eth_rx_burst(x->b.peer[j].port, 0, m,
-					     DP_BRIDGE_BURST);
-			for (uint16_t k = 0; k < n; k++) {
-				const struct dp_encap_hdr *h =
-					dp_bridge_hdr(&x->b, m[k]);
-				if (h != NULL && h->type == DP_ENCAP_HELLO &&
-				    m[k]->data_len >=
-					    (char *)(h + 1) -
-						    rte_pktmbuf_mtod(m[k],
-								     char *) +
-						    sizeof(struct
-							   dp_encap_hello)) {
-					int rc = take_hello(
-						x, h->src_instance,
-						(const void *)(h + 1), err,
-						errlen);
-					rte_pktmbuf_free(m[k]);
-					if (rc)
-						return -1;
-				} else if (h == NULL ||
-					   rte_ring_sp_enqueue(x->b.early,
-							       m[k]) != 0) {
-					/* a peer that started first: its
-					 * frames wait for the bridge */
-					x->b.bad_frames += h == NULL;
-					rte_pktmbuf_free(m[k]);
-				}
-			}
-		}
+		for (uint32_t j = 0; j < c->ninst; j++)
+			if (j != c->instance && handshake_rx(x, j, err, errlen))
+				return -1;
 		if (all_heard(x))
 			sched_yield();
 		else
@@ -631,9 +626,8 @@ static void take_ctl(struct emu_inst *x, struct rte_mbuf *m, uint64_t now)
 	j = h->src_instance;
 	switch (h->type) {
 	case DP_ENCAP_HELLO:
-		if (m->data_len >= hl + sizeof(struct dp_encap_hello) &&
-		    take_hello(x, j, (const void *)(h + 1), err, sizeof(err)) ==
-			    0)
+		if (hello_body(h, m) != NULL &&
+		    take_hello(x, j, hello_body(h, m), err, sizeof(err)) == 0)
 			send_ctl(x, hello(x, j));
 		break;
 	case DP_ENCAP_STATS:

@@ -203,7 +203,7 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 /* EAL's arguments live as long as the process (EAL may keep pointers
  * into them); kept reachable here. */
 static char **eal_kept;
-static char *vdev_kept[4096]; /* EAL may overwrite argv slots */
+static char *vdev_kept[4096];	     /* EAL may overwrite argv slots */
 static char *peer_kept[DF_MAX_INST]; /* the same, for [partition] ports */
 
 static int default_eal(struct app_args *a, const struct df_plan *pl,

@@ -267,7 +267,8 @@ placement:
 			}
 		fprintf(f, " w%u=r%u-r%u", w, lo, hi);
 	}
-	fprintf(f, "%s\n", c->ninst > 1 ? " (this instance's routers run)" : "");
+	fprintf(f, "%s\n",
+		c->ninst > 1 ? " (this instance's routers run)" : "");
 	if (c->ninst > 1)
 		partition_summary(pl, f);
 }

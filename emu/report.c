@@ -444,14 +444,12 @@ static void json_partition(FILE *f, const struct df_part_report *p)
 	fprintf(f,
 		"  \"partition\": {\"instances\": %u, \"instance\": %u, "
 		"\"groups\": [%u, %u], \"terminals\": %u, \"peers\": [",
-		p->ninst ? p->ninst : 1, p->instance, p->lo, p->hi,
-		p->nterms);
+		p->ninst ? p->ninst : 1, p->instance, p->lo, p->hi, p->nterms);
 	for (uint32_t j = 0; j < DF_MAX_INST; j++) {
 		const struct df_peer_report *q = &p->peer[j];
 		if (!q->used)
 			continue;
-		fprintf(f,
-			"%s{\"instance\": %u, \"port\": ", first ? "" : ", ",
+		fprintf(f, "%s{\"instance\": %u, \"port\": ", first ? "" : ", ",
 			j);
 		df_json_str(f, q->port);
 		fprintf(f,
