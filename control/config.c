@@ -225,6 +225,10 @@ static const struct key_def keys[] = {
 	 NULL, "which instance this process is (--instance N)"},
 	{"partition", "wait_ms", K_U64, OFF(part_wait_ms), 100, 3600000, NULL,
 	 "how long an instance waits at start for the others (ms)"},
+	{"partition", "peer_timeout_ms", K_U64, OFF(part_peer_timeout_ms), 50,
+	 600000, NULL,
+	 "an instance silent this long is taken as lost: its links go down "
+	 "and the others go on without it (ms)"},
 	{"faults", "in_flight", K_ENUM, OFF(fault_in_flight), 0, 0,
 	 inflight_names,
 	 "packets on a link when it fails: deliver (they had left) or drop "
@@ -284,6 +288,7 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->watchdog_ms = 10000;
 	cfg->ninst = 1;
 	cfg->part_wait_ms = 30000;
+	cfg->part_peer_timeout_ms = 1000;
 	snprintf(cfg->cap_links, sizeof(cfg->cap_links), "none");
 	snprintf(cfg->cap_vcs, sizeof(cfg->cap_vcs), "all");
 	snprintf(cfg->cap_file, sizeof(cfg->cap_file), "dfemu.pcapng");

@@ -194,6 +194,7 @@ struct df_config {
 	uint32_t ninst;	   /* instances the network is split over (1: not) */
 	uint32_t instance; /* this one */
 	uint64_t part_wait_ms; /* how long to wait for the others at start */
+	uint64_t part_peer_timeout_ms; /* silent this long: taken as lost */
 	uint32_t inst_lo[DF_MAX_INST], inst_hi[DF_MAX_INST]; /* its groups */
 	uint8_t inst_set[DF_MAX_INST];
 	char inst_where[DF_MAX_INST][80];

@@ -47,6 +47,9 @@ static int copy_tables(struct df_tables *dst, const struct df_tables *src)
 
 	*dst = *src;
 	dst->short_inter = NULL;
+	dst->gone = NULL;
+	dst->inter = NULL;
+	dst->ninter = 0;
 	dst->port_to_router = malloc(n * n);
 	dst->port_to_group = malloc(n * src->g);
 	dst->port_class = malloc(src->nports);
@@ -144,6 +147,24 @@ static int base_path_up(const struct df_faults *f, uint32_t r, uint32_t d,
 	return 0;
 }
 
+/* A lost instance's routers, and the groups left as intermediates, into
+ * tables out (tables.h). */
+static int lost_groups(const struct df_faults *f, struct df_tables *out)
+{
+	const struct df_tables *b = f->base;
+
+	out->gone = malloc(b->nrouters);
+	out->inter = malloc(b->g * sizeof(*out->inter));
+	if (out->gone == NULL || out->inter == NULL)
+		return -1;
+	memcpy(out->gone, f->gone, b->nrouters);
+	out->ninter = 0;
+	for (uint32_t X = 0; X < b->g; X++)
+		if (!f->gone[X * b->a])
+			out->inter[out->ninter++] = (uint16_t)X;
+	return 0;
+}
+
 /* Entries whose base path is still up stay; the others take a shortest
  * path over the links up. Suffixes of a base path are base paths, and a
  * shortest-path hop brings the packet closer, so no walk loops. */
@@ -161,9 +182,11 @@ static int build(const struct df_faults *f, struct df_tables *out, char *err,
 		goto done;
 	}
 	for (uint32_t d = 0; d < n; d++) {
+		if (f->gone[d])
+			continue; /* old paths, to the lost instance's edge */
 		bfs(f, &d, 1, dist, queue);
 		for (uint32_t r = 0; r < n; r++) {
-			if (r == d || base_path_up(f, r, d, 0))
+			if (r == d || f->gone[r] || base_path_up(f, r, d, 0))
 				continue;
 			if (dist[r] == UNREACHED) {
 				snprintf(err, errlen,
@@ -179,12 +202,15 @@ static int build(const struct df_faults *f, struct df_tables *out, char *err,
 	}
 	for (uint32_t X = 0; X < b->g; X++) {
 		uint32_t nt = 0;
+		if (f->gone[X * b->a])
+			continue; /* lost: no longer an intermediate */
 		for (uint32_t j = 0; j < b->a; j++)
 			if (!f->drained[X * b->a + j])
 				targets[nt++] = X * b->a + j;
 		bfs(f, targets, nt, dist, queue);
 		for (uint32_t r = 0; r < n; r++) {
-			if (r / b->a == X || base_path_up(f, r, UINT32_MAX, X))
+			if (r / b->a == X || f->gone[r] ||
+			    base_path_up(f, r, UINT32_MAX, X))
 				continue;
 			if (dist[r] == UNREACHED) {
 				snprintf(err, errlen,
@@ -198,6 +224,11 @@ static int build(const struct df_faults *f, struct df_tables *out, char *err,
 			out->port_to_group[r * b->g + X] =
 				(uint8_t)next_port(f, r, dist, X);
 		}
+	}
+	if (f->ngone && lost_groups(f, out)) {
+		snprintf(err, errlen, "out of memory building tables");
+		df_tables_free(out);
+		goto done;
 	}
 	rc = 0;
 done:
@@ -268,6 +299,16 @@ static int walk(struct collect *c, const struct df_tables *tb, uint32_t x,
 
 		if (port < tb->p)
 			return 0;
+		if (tb->gone != NULL &&
+		    tb->gone[tb->peer_router[x * tb->nports + port]]) {
+			/* the edge of a lost instance (router.c): a packet
+			 * for a lost router leaves the network here; one on
+			 * its way to a lost group goes on minimally */
+			if (tb->gone[d] || phase != DF_PH_TO_INTER)
+				return 0;
+			inter = DF_NO_GROUP;
+			continue;
+		}
 		ch = df_chan_id(tb, x, port, vc);
 		if (prev != UINT32_MAX)
 			c->oom |= push(&c->edges, &c->nedges, &c->cedges,
@@ -287,6 +328,15 @@ static int walk(struct collect *c, const struct df_tables *tb, uint32_t x,
 	return -1; /* loops */
 }
 
+/* A path no packet starts on any more: from a lost router, or (a new
+ * Valiant choice) through a lost group. */
+static int lost_path(const struct df_tables *tb, uint32_t s, uint32_t gi,
+		     int nonmin)
+{
+	return tb->gone != NULL &&
+	       (tb->gone[s] || (nonmin && tb->gone[gi * tb->a]));
+}
+
 /* Every path of the algorithm on tb (as vcplan.c enumerates them): MIN
  * s->d, the Valiant family s->Gi->d for every group Gi. */
 static int walk_all(struct collect *c, const struct df_tables *tb,
@@ -297,7 +347,8 @@ static int walk_all(struct collect *c, const struct df_tables *tb,
 	for (uint32_t s = 0; s < tb->nrouters; s++)
 		for (uint32_t d = 0; d < tb->nrouters; d++)
 			for (uint32_t gi = 0; gi < (nonmin ? tb->g : 1); gi++)
-				if (walk(c, tb, s, d, nonmin ? gi : DF_NO_GROUP,
+				if (!lost_path(tb, s, gi, nonmin) &&
+				    walk(c, tb, s, d, nonmin ? gi : DF_NO_GROUP,
 					 nonmin ? DF_PH_TO_INTER
 						: DF_PH_TO_DEST,
 					 UINT32_MAX, 1)) {
@@ -347,6 +398,23 @@ static size_t unique_hops(struct df_fault_hop *v, size_t n)
 	return u;
 }
 
+/* Does dependency edge e (channel a held, b requested) touch a lost
+ * router? No packet holds or asks for such a channel any more. */
+static int lost_edge(const struct df_tables *tb, uint64_t e)
+{
+	uint32_t ch[2] = {(uint32_t)(e >> 32), (uint32_t)e};
+
+	if (tb->gone == NULL)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		uint32_t link = ch[i] / DF_MAX_VC;
+		uint32_t r = link / tb->nports;
+		if (tb->gone[r] || tb->gone[tb->peer_router[link]])
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * Make tb the current version if the dependencies of the current version
  * and of tb, plus those of packets that took a hop under the current
@@ -379,11 +447,14 @@ static int add_version(struct df_faults *f, const struct df_tables *tb,
 	if (walk_all(&c, tb, f->alg, err, errlen))
 		goto out;
 	for (size_t i = 0; i < f->nedges && !t.oom; i++)
-		t.oom |= push(&t.edges, &t.nedges, &t.cedges, f->edges[i]);
+		if (!lost_edge(tb, f->edges[i]))
+			t.oom |= push(&t.edges, &t.nedges, &t.cedges,
+				      f->edges[i]);
 	for (size_t i = 0; i < c.nedges && !t.oom; i++)
 		t.oom |= push(&t.edges, &t.nedges, &t.cedges, c.edges[i]);
 	for (size_t i = 0; i < f->nhops && !t.oom; i++)
-		if (walk(&t, tb, h[i].next, h[i].d, h[i].inter, h[i].phase,
+		if ((tb->gone == NULL || !tb->gone[h[i].next]) &&
+		    walk(&t, tb, h[i].next, h[i].d, h[i].inter, h[i].phase,
 			 h[i].ch, 0)) {
 			snprintf(err, errlen,
 				 "routing tables loop: a packet at router %u "
@@ -425,7 +496,8 @@ int df_faults_init(struct df_faults *f, const struct df_topo *t,
 	f->alg = alg;
 	f->down = calloc((size_t)t->nrouters * t->nports, 1);
 	f->drained = calloc(t->nrouters, 1);
-	if (f->down == NULL || f->drained == NULL) {
+	f->gone = calloc(t->nrouters, 1);
+	if (f->down == NULL || f->drained == NULL || f->gone == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -440,6 +512,7 @@ void df_faults_free(struct df_faults *f)
 {
 	free(f->down);
 	free(f->drained);
+	free(f->gone);
 	free(f->edges);
 	free(f->hops);
 	memset(f, 0, sizeof(*f));
@@ -648,5 +721,55 @@ int df_faults_drain(struct df_faults *f, uint32_t r, int drain,
 		df_tables_free(out);
 	}
 	f->drained[r] = was;
+	return -1;
+}
+
+int df_faults_lose(struct df_faults *f, uint32_t lo, uint32_t hi,
+		   struct df_tables *out, char *err, size_t errlen)
+{
+	const struct df_topo *t = f->topo;
+	size_t np = (size_t)t->nrouters * t->nports;
+	uint8_t *was = malloc(np);
+
+	if (f->alg == DF_ALG_OFAR) {
+		snprintf(err, errlen,
+			 "OFAR cannot go on without an instance: its escape "
+			 "ring must pass every router ([OC] §III-A)");
+		free(was);
+		return -1;
+	}
+	if (was == NULL || lo >= hi || hi > t->nrouters) {
+		snprintf(err, errlen,
+			 was ? "routers %u..%u: none such" : "out of memory",
+			 lo, hi - 1);
+		free(was);
+		return -1;
+	}
+	memcpy(was, f->down, np);
+	for (uint32_t r = lo; r < hi; r++) {
+		f->gone[r] = 1;
+		for (uint32_t k = t->p; k < t->nports; k++) {
+			const struct df_port_info *pi =
+				&t->ports[r * t->nports + k];
+			if (pi->peer == DF_NO_PEER)
+				continue;
+			f->down[r * t->nports + k] = 1;
+			f->down[(size_t)pi->peer * t->nports + pi->peer_port] =
+				1;
+		}
+	}
+	f->ngone += hi - lo;
+	if (build(f, out, err, errlen) == 0) {
+		if (add_version(f, out, err, errlen) == 0) {
+			free(was);
+			return 0;
+		}
+		df_tables_free(out);
+	}
+	memcpy(f->down, was, np);
+	for (uint32_t r = lo; r < hi; r++)
+		f->gone[r] = 0;
+	f->ngone -= hi - lo;
+	free(was);
 	return -1;
 }

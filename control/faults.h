@@ -36,6 +36,8 @@ struct df_faults {
 	enum df_algorithm alg;
 	uint8_t *down;	  /* [router * nports + port]: link down (both ends) */
 	uint8_t *drained; /* [router]: no transit traffic through it */
+	uint8_t *gone;	  /* [router]: in a lost instance (df_faults_lose) */
+	uint32_t ngone;
 	/* the current version's dependency edges, and its hops (faults.c
 	 * struct df_fault_hop): a packet that took one may go on under the next
 	 * version's tables */
@@ -79,6 +81,20 @@ int df_faults_set(struct df_faults *f, uint32_t r, uint32_t port, int down,
  */
 int df_faults_drain(struct df_faults *f, uint32_t r, int drain,
 		    struct df_tables *out, char *err, size_t errlen);
+
+/*
+ * A partitioned run lost the instance that ran routers lo..hi-1 (whole
+ * groups): every link of theirs goes down, and the tables route the
+ * routers left around them. Entries toward a lost router or group keep
+ * their old path: it ends at a link to the lost instance, where the
+ * dataplane takes the packet out (router.c), and a packet on its way to
+ * a lost intermediate group goes on minimally from there, as the check
+ * walks it. New Valiant choices leave the lost groups out (out->inter).
+ * Refused for OFAR (its escape ring must pass every router) and where
+ * link changes are not possible. Returns 0, or -1 with the reason.
+ */
+int df_faults_lose(struct df_faults *f, uint32_t lo, uint32_t hi,
+		   struct df_tables *out, char *err, size_t errlen);
 
 /* [faults] events: one scheduled change. */
 enum df_fault_op {

@@ -55,6 +55,37 @@ static int known_driver(const char *v)
 	return 0;
 }
 
+int df_part_pci(const char *v, char *name, size_t n)
+{
+	unsigned dom = 0, bus, dev, fn;
+	int used = 0, ok;
+	size_t len = strcspn(v, ",");
+
+	/* DDDD:BB:DD.F or BB:DD.F, hex, then nothing or ",devargs" */
+	ok = sscanf(v, "%4x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &used) ==
+		     4 &&
+	     (size_t)used == len;
+	if (!ok) {
+		dom = 0;
+		ok = sscanf(v, "%2x:%2x.%1x%n", &bus, &dev, &fn, &used) == 3 &&
+		     (size_t)used == len;
+	}
+	if (!ok || !isxdigit((unsigned char)v[0]) || dev > 0x1f || fn > 7)
+		return 0;
+	if (name != NULL)
+		snprintf(name, n, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	return 1;
+}
+
+int df_part_uses_pci(const struct df_config *c)
+{
+	for (uint32_t j = 0; c->ninst > 1 && j < c->ninst; j++)
+		if (j != c->instance &&
+		    df_part_pci(c->peer_vdev[c->instance][j], NULL, 0))
+			return 1;
+	return 0;
+}
+
 int df_part_apply(struct df_config *cfg, const char *where, const char *key,
 		  const char *val, char *err, size_t n)
 {
@@ -65,12 +96,13 @@ int df_part_apply(struct df_config *cfg, const char *where, const char *key,
 		snprintf(err, n,
 			 "%s: [partition] unknown key '%s'; allowed: "
 			 "instances, instance, iN (= groups A-B), iN.peerM (= "
-			 "a vdev string), with N and M in 0..%d, N != M",
+			 "a vdev string or a PCI address), with N and M in "
+			 "0..%d, N != M",
 			 where, key, DF_MAX_INST - 1);
 		return -1;
 	}
 	if (j != UINT32_MAX) {
-		if (!known_driver(val) ||
+		if (!(known_driver(val) || df_part_pci(val, NULL, 0)) ||
 		    strlen(val) >= sizeof(cfg->peer_vdev[0][0])) {
 			snprintf(err, n,
 				 "%s: [partition] %s = '%s' is not allowed; "
@@ -79,7 +111,9 @@ int df_part_apply(struct df_config *cfg, const char *where, const char *key,
 				 "net_memif, net_af_packet, net_tap, net_pcap "
 				 "or net_ring and a number, e.g. "
 				 "net_memif0,role=server,socket=/run/dfemu/"
-				 "p01.sock",
+				 "p01.sock, or a NIC's PCI address "
+				 "(DDDD:BB:DD.F or BB:DD.F, then ,devargs if "
+				 "any), e.g. 0000:03:00.0",
 				 where, key, val, i, j);
 			return -1;
 		}

@@ -7,9 +7,9 @@
  * instances (README "Several instances"). Keys: instances = N (1: the
  * whole network here), instance = I (which one this process is; also
  * --instance I), iN = A-B (the groups instance N hosts: consecutive,
- * every group in exactly one instance), iN.peerM = vdev (the DPDK port
- * instance N reaches instance M through; every pair of instances needs
- * one at each end).
+ * every group in exactly one instance), iN.peerM = vdev or PCI address
+ * (the DPDK port instance N reaches instance M through; every pair of
+ * instances needs one at each end).
  */
 #include <stdint.h>
 #include <stddef.h>
@@ -23,6 +23,14 @@ int df_part_key(const char *key, uint32_t *inst, uint32_t *peer);
 /* Apply one such key (from where: "file:line" or "--set ..."). */
 int df_part_apply(struct df_config *cfg, const char *where, const char *key,
 		  const char *val, char *err, size_t n);
+
+/* Is v (an iN.peerM value) a PCI address, DDDD:BB:DD.F or BB:DD.F with
+ * ",devargs" or not? Its full form, the name EAL gives the port, into
+ * name (if not NULL). */
+int df_part_pci(const char *v, char *name, size_t n);
+
+/* Does this instance reach a peer through a PCI device? */
+int df_part_uses_pci(const struct df_config *c);
 
 /* Cross-field checks once the topology's g is known. */
 int df_part_validate(const struct df_config *cfg, char *err, size_t n);

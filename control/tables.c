@@ -181,6 +181,8 @@ void df_tables_free(struct df_tables *tb)
 	free(tb->port_to_group);
 	free(tb->port_class);
 	free(tb->peer_router);
+	free(tb->gone);
+	free(tb->inter);
 	memset(tb, 0, sizeof(*tb));
 }
 

@@ -53,6 +53,12 @@ struct df_tables {
 	 * path is a shortest path, DF_NO_GROUP where the HM path is one */
 	uint16_t *short_inter;
 	uint64_t short_pairs; /* pairs routed through an intermediate group */
+	/* a partitioned run that lost an instance (faults.h df_faults_lose):
+	 * gone[router] = 1 for its routers, and the groups still there as
+	 * intermediates (inter[0..ninter)); NULL and 0 while none is lost */
+	uint8_t *gone;
+	uint16_t *inter;
+	uint32_t ninter;
 };
 
 /*

@@ -95,12 +95,30 @@ const struct dp_encap_hdr *dp_bridge_hdr(const struct dp_bridge *b,
 	return h;
 }
 
+/* Frames for a lost peer: freed, counted. */
+static void discard(struct dp_peer *p, struct rte_mbuf **m, uint32_t n)
+{
+	rte_pktmbuf_free_bulk(m, n);
+	p->discarded += n;
+}
+
 void dp_bridge_send(struct dp_bridge *b, uint32_t peer, struct rte_mbuf **m,
 		    uint32_t n)
 {
 	struct dp_peer *p = &b->peer[peer];
 	uint16_t k;
 
+	if (unlikely(p->lost)) {
+		discard(p, p->pend, p->npend);
+		p->npend = 0;
+		/* but STATS still go: they tell it (if it only stalled) that
+		 * it is taken as lost, and it ends (instances.c) */
+		if (n == 1 && encap_hdr(m[0])->type == DP_ENCAP_STATS &&
+		    rte_eth_tx_burst(p->port, 0, m, 1) == 1)
+			return;
+		discard(p, m, n);
+		return;
+	}
 	if (p->npend) {
 		k = rte_eth_tx_burst(p->port, 0, p->pend, (uint16_t)p->npend);
 		p->tx_frames += k;
@@ -114,12 +132,15 @@ void dp_bridge_send(struct dp_bridge *b, uint32_t peer, struct rte_mbuf **m,
 	p->tx_frames += k;
 	if (k < n)
 		p->tx_stalls++;
-	/* the caller sends at most a burst while nothing is pending, so
-	 * what the port refused fits */
+	/* data and credits wait while anything is pending, so what the
+	 * port refused of theirs fits; a control frame queues behind a
+	 * backlog, and a peer that takes nothing for long (gone, not yet
+	 * taken as lost) fills it: then the frame is dropped, counted
+	 * (STATS come again; HELLO, SUMMARY and DONE go to live peers) */
 	for (; k < n && p->npend < RTE_DIM(p->pend); k++)
 		p->pend[p->npend++] = m[k];
-	for (; k < n; k++) /* cannot happen (see above); never silently */
-		rte_pktmbuf_free(m[k]), b->bad_frames++;
+	for (; k < n; k++)
+		rte_pktmbuf_free(m[k]), p->ctl_dropped++;
 }
 
 /* A packet that left a link toward a peer, in a DATA frame (the frame
@@ -156,6 +177,7 @@ static int encap_data(struct dp_bridge *b, uint32_t li, struct rte_mbuf *m,
 	d->esc_n = pk->esc_n;
 	d->pad = 0;
 	d->lmis_grp = rte_cpu_to_be_16(pk->lmis_grp);
+	b->peer[peer].msent += (pk->flags & DP_PKT_MEASURED) != 0;
 	return 0;
 }
 
@@ -169,7 +191,7 @@ static unsigned send_data(struct dp_bridge *b, uint64_t now)
 		uint32_t li = b->out[i], peer = b->peer_of[li], n, k = 0;
 		struct dp_peer *p = &b->peer[peer];
 
-		if (p->npend) /* the port is behind: the link waits */
+		if (p->npend && !p->lost) /* the port is behind: wait */
 			continue;
 		n = rte_ring_sc_dequeue_burst(b->links[li].pkts, (void **)m,
 					      DP_BRIDGE_BURST, NULL);
@@ -224,7 +246,8 @@ static unsigned send_credits(struct dp_bridge *b, uint64_t now)
 		struct dp_peer *p = &b->peer[peer];
 		void *bp;
 
-		if (p->npend || cf.cnt[peer] == CREDITS_PER_FRAME ||
+		if ((p->npend && !p->lost) ||
+		    cf.cnt[peer] == CREDITS_PER_FRAME ||
 		    rte_ring_count(b->links[li].credits) == 0)
 			continue;
 		if (cf.f[peer] == NULL) {
@@ -305,6 +328,7 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	pk->gen_tsc = now - (uint64_t)(ns_to_tsc(b, age) + p->lat_tsc);
 	rte_pktmbuf_adj(m, DATA_HDR);
 	p->recv++;
+	p->mrecv += (pk->flags & DP_PKT_MEASURED) != 0;
 	if (unlikely(rte_ring_sp_enqueue(b->links[li].pkts, m) != 0)) {
 		/* the ring holds the link's whole buffer: cannot happen
 		 * unless the peer ignores credits; counted, never silent */
@@ -356,6 +380,10 @@ static void handle(struct dp_bridge *b, struct rte_mbuf *m, uint64_t now)
 	if (h == NULL) {
 		b->bad_frames++;
 		rte_pktmbuf_free(m);
+	} else if (unlikely(b->peer[h->src_instance].lost)) {
+		/* taken as lost: its accounting is closed (instances.c) */
+		b->peer[h->src_instance].ignored++;
+		rte_pktmbuf_free(m);
 	} else if (h->type == DP_ENCAP_DATA) {
 		take_data(b, h, m, now);
 	} else if (h->type == DP_ENCAP_CREDIT) {
@@ -396,19 +424,16 @@ unsigned dp_bridge_step(struct dp_bridge *b, uint64_t now)
 {
 	unsigned work = receive(b, now);
 	struct rte_mbuf *m;
-	int behind = 0;
 
 	work += send_data(b, now);
 	work += send_credits(b, now);
 	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++)
-		if (b->peer[peer].used) {
+		if (b->peer[peer].used)
 			dp_bridge_send(b, peer, NULL, 0); /* the backlog */
-			behind |= b->peer[peer].npend != 0;
-		}
-	while (!behind && rte_ring_sc_dequeue(b->ctl_tx, (void **)&m) == 0) {
-		uint32_t peer = encap_hdr(m)->dst_instance;
-		dp_bridge_send(b, peer, &m, 1);
-		behind = b->peer[peer].npend != 0;
+	/* control frames: one peer's backlog must not hold up another's
+	 * (a peer that went away would silence this instance to all) */
+	while (rte_ring_sc_dequeue(b->ctl_tx, (void **)&m) == 0) {
+		dp_bridge_send(b, encap_hdr(m)->dst_instance, &m, 1);
 		work++;
 	}
 	return work;

@@ -41,8 +41,16 @@ struct dp_peer {
 	uint32_t npend;
 	/* counters, read by the main lcore */
 	uint64_t sent, recv;   /* DATA packets */
+	uint64_t msent, mrecv; /* of them measured */
 	uint64_t csent, crecv; /* credit messages */
 	uint64_t tx_frames, rx_frames, tx_stalls;
+	/* set by the main lcore once the peer is taken as lost: what is
+	 * for it is freed here (still counted as sent: it left toward the
+	 * lost instance), what comes from it is ignored */
+	volatile uint8_t lost;
+	uint64_t discarded;   /* frames for it freed since */
+	uint64_t ignored;     /* frames from it ignored since */
+	uint64_t ctl_dropped; /* control frames its full backlog refused */
 };
 
 struct dp_bridge {

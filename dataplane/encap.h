@@ -24,7 +24,7 @@
 
 #define DP_ENCAP_ETHERTYPE 0x88B6      /* IEEE local experimental 2 */
 #define DP_ENCAP_MAGIC	   0x44465054U /* "DFPT" */
-#define DP_ENCAP_VERSION   1
+#define DP_ENCAP_VERSION   2
 #define DP_MAX_INSTANCES   8
 
 enum dp_encap_type {
@@ -81,8 +81,11 @@ struct dp_encap_stats {
 	uint64_t credits_out, credits_in; /* returned / taken back locally */
 	uint64_t sent[DP_MAX_INSTANCES], recv[DP_MAX_INSTANCES];   /* DATA */
 	uint64_t csent[DP_MAX_INSTANCES], crecv[DP_MAX_INSTANCES]; /* flits */
+	/* measured DATA packets (for the accounting without a lost peer) */
+	uint64_t msent[DP_MAX_INSTANCES], mrecv[DP_MAX_INSTANCES];
 	uint8_t gen_stopped; /* no terminal here generates any more */
-	uint8_t pad[7];
+	uint8_t lost_mask;   /* bit j: this instance takes instance j as lost */
+	uint8_t pad[6];
 } __rte_packed;
 
 struct dp_encap_summary {

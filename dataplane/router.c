@@ -31,17 +31,19 @@ static inline void route_here(struct dp_router *r, struct dp_pkt *pk)
 	r->port[pk->out_port].waiting[pk->out_vc] += pk->flits;
 }
 
-/* A packet that was on a link when it failed, with faults.in_flight =
- * drop: counted with its reason, settled for the exactly-once check, its
- * buffer space returned at once (the link's credits are restored, as a
- * link coming back up starts with full credits). */
+/* A packet that leaves the network without arriving: on a link when it
+ * failed, with faults.in_flight = drop, or for a destination in a lost
+ * instance. Counted with its reason, settled for the exactly-once check,
+ * its buffer space on input port p returned at once (a failed link's
+ * credits are restored, as a link coming back up starts with full
+ * credits). */
 static void lost(struct dp_router *r, struct dp_port *p, struct rte_mbuf *m,
-		 uint64_t now)
+		 uint64_t now, enum dp_drop why)
 {
 	struct dp_lcore *lc = r->lc;
 	struct dp_pkt *pk = dp_pkt(m);
 
-	lc->st.drops[DP_DROP_LINK_DOWN]++;
+	lc->st.drops[why]++;
 	if (pk->flags & DP_PKT_MEASURED)
 		lc->st.drops_measured++;
 	if (!(pk->flags & DP_PKT_EXTERNAL)) {
@@ -61,12 +63,47 @@ static void lost(struct dp_router *r, struct dp_port *p, struct rte_mbuf *m,
 static void reroute(struct dp_router *r, struct dp_port *op, struct dp_pkt *pk,
 		    int at_source)
 {
+	const struct df_tables *tb = r->lc->run->tb;
+
 	op->waiting[pk->out_vc] -= pk->flits;
 	if (at_source) {
 		pk->flags &= ~DP_PKT_NONMIN;
 		r->eng->decide(r, pk);
+	} else if (tb->gone != NULL && pk->phase == DF_PH_TO_INTER &&
+		   pk->inter != DF_NO_GROUP && tb->gone[pk->inter * tb->a]) {
+		/* its intermediate group was in a lost instance: minimal
+		 * from here (a later phase: the VCs still only go up;
+		 * control/faults.c walks the same step) */
+		pk->inter = DF_NO_GROUP;
 	}
 	route_here(r, pk);
+}
+
+/* Is the packet's destination router in a lost instance? */
+static inline int dst_gone(const struct dp_router *r, const struct dp_pkt *pk)
+{
+	const struct df_tables *tb = r->lc->run->tb;
+
+	return tb->gone != NULL && tb->gone[pk->dst_router];
+}
+
+/* The packet at the head of queue qi (its output op, down) cannot arrive:
+ * out of the queue and the network, counted. */
+static void head_lost(struct dp_router *r, uint32_t qi, struct dp_port *op,
+		      struct rte_mbuf *m, uint64_t now)
+{
+	struct dp_port *ip = &r->port[qi / DF_MAX_VC];
+	struct dp_vcq *q = &ip->q[qi % DF_MAX_VC];
+	struct dp_pkt *pk = dp_pkt(m);
+
+	op->waiting[pk->out_vc] -= pk->flits;
+	/* it held the queue until now: the packet behind cannot have
+	 * started earlier (try_send's ready time) */
+	q->last_start = now;
+	q->head++;
+	if (q->head == q->tail)
+		qmask_clear(r, qi);
+	lost(r, ip, m, now, DP_DROP_INSTANCE_LOST);
 }
 
 static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
@@ -82,7 +119,7 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 
 		dp_hist_add(&lc->st.lateness, now - pk->due_tsc);
 		if (unlikely(pk->due_tsc <= p->in->drop_until)) {
-			lost(r, p, m, now);
+			lost(r, p, m, now, DP_DROP_LINK_DOWN);
 			continue;
 		}
 		/* Room is guaranteed: the sender held credits for it. A full
@@ -138,6 +175,13 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		}
 		op = &r->port[pk->out_port];
 		if (unlikely(op->out->down)) {
+			if (dst_gone(r, pk)) {
+				/* the tables keep a lost destination's old
+				 * route: it ends at a link to the lost
+				 * instance, where the packet leaves */
+				head_lost(r, qi, op, m, now);
+				return 1;
+			}
 			reroute(r, op, pk, ip->cls == DF_LINK_TERMINAL);
 			op = &r->port[pk->out_port];
 			if (op->out->down)

@@ -8,6 +8,8 @@ const char *const dp_drop_name[DP_DROP_N] = {
 	[DP_DROP_RUNT] = "runt",
 	[DP_DROP_OVERSIZE] = "oversize",
 	[DP_DROP_LINK_DOWN] = "link_down",
+	[DP_DROP_UNREACHABLE] = "unreachable",
+	[DP_DROP_INSTANCE_LOST] = "instance_lost",
 };
 
 const char *const dp_pair_name[DP_PAIR_N] = {

@@ -51,11 +51,15 @@ uint64_t dp_hist_quantile(const struct dp_hist *h, double q);
 enum dp_drop {
 	DP_DROP_SOURCE_QUEUE_FULL = 0, /* generated, no room to wait */
 	DP_DROP_NO_MBUF,	       /* mempool empty at injection */
-	DP_DROP_UNKNOWN_DST, /* port frame: no terminal has its address */
-	DP_DROP_RUNT,	     /* port frame: shorter than an Ethernet header */
-	DP_DROP_OVERSIZE,    /* port frame: larger than a buffer can hold */
-	DP_DROP_LINK_DOWN,   /* on a link when it failed (faults.in_flight =
-				drop): the only drop after injection */
+	DP_DROP_UNKNOWN_DST,   /* port frame: no terminal has its address */
+	DP_DROP_RUNT,	       /* port frame: shorter than an Ethernet header */
+	DP_DROP_OVERSIZE,      /* port frame: larger than a buffer can hold */
+	DP_DROP_LINK_DOWN,     /* on a link when it failed (faults.in_flight =
+				  drop): a drop after injection */
+	DP_DROP_UNREACHABLE,   /* not injected: its destination's instance was
+				  lost (README "Several instances") */
+	DP_DROP_INSTANCE_LOST, /* in the network when its destination's
+				  instance was lost: a drop after injection */
 	DP_DROP_N,
 };
 extern const char *const dp_drop_name[DP_DROP_N];
@@ -93,5 +97,12 @@ struct dp_stats {
 	/* measured frames from DPDK ports, ingress to egress, by pair */
 	struct dp_hist ext_latency[DP_PAIR_N];
 } __rte_cache_aligned;
+
+/* Packets that left the network without arriving: dropped after their
+ * injection (the in-flight count is injected - delivered - these). */
+static inline uint64_t dp_stats_lost(const struct dp_stats *s)
+{
+	return s->drops[DP_DROP_LINK_DOWN] + s->drops[DP_DROP_INSTANCE_LOST];
+}
 
 #endif

@@ -189,6 +189,13 @@ static int inject_one(struct dp_term *t, uint64_t now)
 		return 1;
 	}
 	dst = pick_dest(t);
+	if (unlikely(run->tb->gone != NULL) && run->tb->gone[dst / run->p]) {
+		/* its destination's instance was lost: not injected */
+		rte_pktmbuf_free(m);
+		lc->st.drops[DP_DROP_UNREACHABLE]++;
+		lc->st.drops_measured += meas;
+		return 1;
+	}
 	write_frame(m, t, dst, tgen);
 	pk = dp_pkt(m);
 	memset(pk, 0, sizeof(*pk));

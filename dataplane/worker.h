@@ -144,6 +144,17 @@ static inline uint32_t dp_rand_below(struct dp_lcore *lc, uint32_t n)
 	return (uint32_t)(((dp_rand(lc) >> 32) * n) >> 32);
 }
 
+/* A Valiant intermediate group, uniform over the g groups ([DF] §4.1);
+ * once an instance is lost, over the groups still there (tb->inter): a
+ * packet sent to a lost group would only be turned back at its edge. */
+static inline uint32_t dp_rand_group(struct dp_lcore *lc,
+				     const struct df_tables *tb)
+{
+	if (likely(tb->ninter == 0))
+		return dp_rand_below(lc, tb->g);
+	return tb->inter[dp_rand_below(lc, tb->ninter)];
+}
+
 unsigned dp_term_step(struct dp_term *t, uint64_t now);
 /* Discard what waits in the source queue (generation has ended). */
 void dp_term_flush(struct dp_term *t);

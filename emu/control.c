@@ -14,6 +14,7 @@
 
 #include "control.h"
 #include <rte_cycles.h>
+#include "partition.h"
 #include "router.h"
 
 #define MAX_LOG 256
@@ -417,6 +418,99 @@ static int apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
 	return rc;
 }
 
+/* Instance j's routers out of the tables, its links down (control.h). */
+static int lose(struct emu_ctl *c, uint32_t j, const char *why, uint64_t now,
+		char *msg, size_t n)
+{
+	const struct df_config *cfg = &c->pl->cfg;
+	const struct df_topo *t = &c->pl->topo;
+	uint32_t lo = cfg->inst_lo[j] * t->a, hi = (cfg->inst_hi[j] + 1) * t->a;
+	uint64_t t_check = rte_rdtsc();
+	struct df_tables *nt;
+	char what[48], why2[512], links[160] = "";
+	const char *no = df_faults_unsupported(cfg);
+	uint32_t nlinks = 0;
+	size_t used = 0;
+	int rc = -1;
+
+	snprintf(what, sizeof(what), "instance %u lost", j);
+	if (no != NULL) {
+		snprintf(msg, n, "%s; the run cannot go on without it: %s", why,
+			 no);
+		goto out;
+	}
+	if (!c->faults_ready) {
+		if (df_faults_init(&c->f, t, &c->pl->tb, cfg->algorithm, why2,
+				   sizeof(why2))) {
+			snprintf(msg, n, "%s; %.300s", why, why2);
+			goto out;
+		}
+		c->faults_ready = 1;
+	}
+	nt = calloc(1, sizeof(*nt));
+	if (nt == NULL || keep_version(c, nt)) {
+		free(nt);
+		snprintf(msg, n, "%s; out of memory", why);
+		goto out;
+	}
+	if (df_faults_lose(&c->f, lo, hi, nt, why2, sizeof(why2))) {
+		c->nversions--;
+		free(nt);
+		snprintf(msg, n, "%s; the run cannot go on without it: %.300s",
+			 why, why2);
+		goto out;
+	}
+	install(c, nt, now);
+	/* then the links here that go to it (the tables avoid them now) */
+	for (uint32_t r = 0; r < t->nrouters; r++) {
+		if (!df_part_local(cfg, r))
+			continue;
+		for (uint32_t k = t->p; k < t->nports; k++) {
+			const struct df_port_info *pi =
+				&t->ports[r * t->nports + k];
+			if (pi->peer == DF_NO_PEER || pi->peer < lo ||
+			    pi->peer >= hi)
+				continue;
+			c->routers[r]->port[k].out->down = 1;
+			if (nlinks++ < 6 && used < sizeof(links))
+				used += (size_t)snprintf(
+					links + used, sizeof(links) - used,
+					"%sr%u.p%u", nlinks > 1 ? ", " : "", r,
+					k);
+		}
+	}
+	snprintf(msg, n,
+		 "%s; its routers %u..%u out of the tables, its %u links to "
+		 "this instance down (%s%s); %llu of %llu router-pair routes "
+		 "differ from the full wiring's; deadlock check passed in "
+		 "%.1f ms",
+		 why, lo, hi - 1, nlinks, links, nlinks > 6 ? ", ..." : "",
+		 (unsigned long long)changed_entries(nt, &c->pl->tb),
+		 (unsigned long long)t->nrouters * (t->nrouters - 1),
+		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz);
+	rc = 0;
+out:
+	add_log(c, now, rc == 0, what, msg);
+	return rc;
+}
+
+int emu_ctl_instance_lost(struct emu_ctl *c, uint32_t j, const char *why,
+			  uint64_t now, char *msg, size_t n)
+{
+	if (c == NULL) {
+		snprintf(msg, n, "%s; no run control (out of memory)", why);
+		return -1;
+	}
+	if (c->settling) {
+		/* only two table versions may have packets in flight
+		 * (faults.h): the caller asks again; packets meanwhile sent
+		 * to it are freed by the bridge, counted as handed to it */
+		snprintf(msg, n, "waits for the change before to settle");
+		return 1;
+	}
+	return lose(c, j, why, now, msg, n);
+}
+
 struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 			      struct dp_router *const *routers,
 			      struct dp_term *const *terms, double hz,
@@ -436,6 +530,10 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 	c->t0 = t0;
 	c->load = pl->cfg.load;
 	c->why_not = df_faults_unsupported(&pl->cfg);
+	if (c->why_not == NULL && pl->cfg.ninst > 1)
+		c->why_not = "link failures and drains are not emulated across "
+			     "instances yet (an instance that is lost takes "
+			     "its links down, README \"Several instances\")";
 	c->snap =
 		calloc((size_t)pl->topo.nrouters * pl->topo.nports * DF_MAX_VC,
 		       sizeof(*c->snap));

@@ -26,6 +26,12 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 			      uint64_t t0, char *err, size_t errlen);
 /* Main lcore: scheduled events now due, and a pending command. */
 void emu_ctl_poll(struct emu_ctl *c, uint64_t now);
+/* A partitioned run lost instance j (emu/instances.c): its routers are
+ * taken out of the tables and its links go down here. why: how it was
+ * found lost. Returns 0, 1 while the change before settles (ask again),
+ * or -1 when the run cannot go on without it (msg says why). */
+int emu_ctl_instance_lost(struct emu_ctl *c, uint32_t j, const char *why,
+			  uint64_t now, char *msg, size_t n);
 /* After the workers stopped: the log into the report, everything freed. */
 void emu_ctl_finish(struct emu_ctl *c, struct df_report *rep);
 

@@ -81,6 +81,11 @@ struct df_report {
 	int credits_conserved;
 	char credit_issue[256];
 	int exactly_once;
+	/* with an instance lost: what it delivered is unknown, so the check
+	 * is "at most once" by count (exactly_once holds its result), and
+	 * the credits of the links to it are not checked */
+	int delivery_partial;
+	uint32_t credit_links_unchecked;
 	uint64_t corrupt, enq_fail;
 	int drained;	 /* every measured packet arrived before the timeout */
 	char stuck[200]; /* the watchdog's finding, "" if none */
@@ -134,7 +139,19 @@ struct df_report {
 			double lat_ns; /* one-way port latency, measured */
 			uint64_t sent, recv, csent, crecv;
 			uint64_t tx_frames, rx_frames, tx_stalls;
+			/* taken as lost: when (s since the start), why, its
+			 * links that went down here; frames for it freed,
+			 * from it ignored, control frames not sent */
+			int lost;
+			double lost_at_s;
+			char lost_why[128];
+			uint32_t links_down;
+			uint64_t discarded, ignored, ctl_dropped;
 		} peer[DF_MAX_INST];
+		uint32_t nlost; /* instances taken as lost */
+		/* with a lost instance, the survivors' accounting: packets
+		 * handed to it / taken from it (sums over the survivors) */
+		uint64_t to_lost, from_lost;
 		uint64_t bad_frames, unknown_link, enq_fail;
 		/* the network: every instance's counters summed */
 		uint64_t injected, delivered, lost, in_flight;

@@ -57,7 +57,7 @@ static unsigned run_id; /* unique ring/pool names across runs */
 /* Injected, not yet delivered nor lost on a failed link. */
 static uint64_t in_flight(const struct dp_stats *s)
 {
-	return s->injected - s->delivered - s->drops[DP_DROP_LINK_DOWN];
+	return s->injected - s->delivered - dp_stats_lost(s);
 }
 
 static uint64_t ns_to_tsc(double hz, uint64_t ns)
@@ -685,8 +685,7 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 			(unsigned long long)drops, (unsigned long long)lat,
 			(unsigned long long)late,
 			(unsigned long long)(s->generated - s->injected -
-					     drops +
-					     s->drops[DP_DROP_LINK_DOWN]),
+					     drops + dp_stats_lost(s)),
 			(unsigned long long)late_iv);
 		fflush(o->csv);
 	}
@@ -856,11 +855,44 @@ static int interrupt(struct emu *e, const struct df_emu_opts *o, uint64_t now,
 	return 0;
 }
 
+/*
+ * Peers taken as lost (bits of *todo): out of the tables, their links
+ * down (emu/control.c), each once the change before has settled. Returns
+ * -1 when the run cannot go on without one (rep->part.lost_peer says
+ * why).
+ */
+static int take_lost(struct emu *e, struct emu_ctl *ctl, uint32_t *todo,
+		     uint64_t now, struct df_report *rep, FILE *status)
+{
+	char msg[320];
+
+	for (uint32_t j = 0; j < DF_MAX_INST; j++) {
+		const char *why = emu_inst_lost(e->inst, j);
+		int rc;
+
+		if (!(*todo & (1u << j)) || why == NULL)
+			continue;
+		rc = emu_ctl_instance_lost(ctl, j, why, now, msg, sizeof(msg));
+		if (rc == 1)
+			continue; /* again at the next turn */
+		*todo &= ~(1u << j);
+		fprintf(status, "\ndfemu: instance %u lost: %s\n", j, msg);
+		if (rc < 0) {
+			snprintf(rep->part.lost_peer,
+				 sizeof(rep->part.lost_peer),
+				 "instance %u lost: %.140s", j, msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		       struct df_report *rep)
 {
 	const struct df_config *c = &e->pl->cfg;
 	struct dp_run *run = &e->run;
+	uint32_t lost_todo = 0;
 	uint64_t t0 = rte_rdtsc(), last_status = t0;
 	uint64_t deadline;
 	const char *volatile phase = "warmup";
@@ -941,7 +973,15 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			struct emu_inst_local l = {
 				.s = &s,
 				.gen_stopped = !run->gen_on && all_stopped(e)};
-			if (emu_inst_poll(e->inst, &l, now, rep)) {
+			uint32_t newly;
+			if (emu_inst_poll(e->inst, &l, now, rep, &newly)) {
+				phase = "peer lost";
+				break;
+			}
+			lost_todo |= newly;
+			if (lost_todo &&
+			    take_lost(e, ctl, &lost_todo, now, rep,
+				      o->status ? o->status : stderr)) {
 				phase = "peer lost";
 				break;
 			}
@@ -1015,6 +1055,16 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	}
 }
 
+/* Is router r in an instance taken as lost? */
+static int router_lost(const struct emu *e, uint32_t r)
+{
+	const struct df_config *c = &e->pl->cfg;
+
+	return e->inst != NULL &&
+	       emu_inst_lost(e->inst, df_part_of_group(c, r / e->pl->topo.a)) !=
+		       NULL;
+}
+
 static void check_credits(const struct emu *e, struct df_report *rep)
 {
 	const struct df_topo *t = &e->pl->topo;
@@ -1023,8 +1073,16 @@ static void check_credits(const struct emu *e, struct df_report *rep)
 	for (uint32_t r = 0; r < t->nrouters && rep->credits_conserved; r++)
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct dp_port *p = &e->routers[r]->port[k];
+			uint32_t peer = t->ports[r * t->nports + k].peer;
+			/* a link to a lost instance: the credits of what
+			 * went there never come back */
+			int unchecked = k >= t->p && peer != DF_NO_PEER &&
+					df_part_local(&e->pl->cfg, r) &&
+					router_lost(e, peer);
+			rep->credit_links_unchecked += (uint32_t)unchecked;
 			for (uint32_t v = 0; v < p->nvc; v++)
-				if (p->credits[v] != p->credit_full[v] ||
+				if ((p->credits[v] != p->credit_full[v] &&
+				     !unchecked) ||
 				    p->waiting[v] != 0) {
 					rep->credits_conserved = 0;
 					snprintf(rep->credit_issue,
@@ -1058,6 +1116,9 @@ static void check_delivery(const struct emu *e, struct df_report *rep)
 	uint32_t nt = e->pl->topo.nterms;
 
 	rep->exactly_once = 1;
+	for (uint32_t j = 0; e->inst != NULL && j < e->pl->cfg.ninst; j++)
+		if (emu_inst_lost(e->inst, j) != NULL)
+			rep->delivery_partial = 1;
 	for (uint32_t i = 0; i < nt; i++) {
 		unsigned __int128 n = e->terms[i]->seq;
 		uint64_t cnt = 0, sum = 0, sq = 0;
@@ -1073,8 +1134,13 @@ static void check_delivery(const struct emu *e, struct df_report *rep)
 		uint64_t esum = (uint64_t)(n * (n - (n > 0)) / 2);
 		uint64_t esq =
 			n ? (uint64_t)((n - 1) * n * (2 * n - 1) / 6) : 0;
-		if (cnt != (uint64_t)n || sum != esum || sq != esq)
+		if (rep->delivery_partial) {
+			/* a lost instance took what it delivered with it */
+			if (cnt > (uint64_t)n)
+				rep->exactly_once = 0;
+		} else if (cnt != (uint64_t)n || sum != esum || sq != esq) {
 			rep->exactly_once = 0;
+		}
 	}
 }
 

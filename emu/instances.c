@@ -22,7 +22,6 @@
 _Static_assert(DF_MAX_INST <= DP_MAX_INSTANCES, "raise DP_MAX_INSTANCES");
 
 #define STATS_EVERY_MS	  5
-#define SILENT_MS	  1000
 #define SUMMARY_PER_FRAME 48
 #define LAT_SAMPLES	  32 /* round trips before the latency is taken */
 
@@ -36,6 +35,9 @@ struct peer_state {
 	struct dp_encap_stats st;      /* its last counters, host order */
 	uint64_t st_at;		       /* when they came (TSC), 0 = never */
 	int done;
+	int lost;	  /* taken as lost: the run goes on without it */
+	uint64_t lost_at; /* when (TSC) */
+	char lost_why[128];
 };
 
 struct emu_inst {
@@ -47,7 +49,10 @@ struct emu_inst {
 	uint64_t next_stats, started;
 	uint64_t dialed[DF_MAX_INST]; /* a memif client last (re)started */
 	int finished;
-	uint64_t (*rrx)[3]; /* [terminal]: delivered elsewhere: cnt, sum, sq */
+	uint64_t (*rrx)[3];  /* [terminal]: delivered elsewhere: cnt, sum, sq */
+	uint32_t newly_lost; /* peers taken as lost since the last poll */
+	uint64_t last_poll, resumed; /* the main lcore's own last turns */
+	int excluded_by; /* a peer that took this instance as lost, or -1 */
 };
 
 static uint64_t now_ns(const struct emu_inst *x)
@@ -170,7 +175,17 @@ static int start_port(struct emu_inst *x, uint32_t j, char *err, size_t errlen)
 
 	snprintf(name, sizeof(name), "%s", vdev);
 	name[strcspn(name, ",")] = '\0';
-	if (rte_eth_dev_get_port_by_name(name, &port) != 0) {
+	if (df_part_pci(vdev, name, sizeof(name))) {
+		if (rte_eth_dev_get_port_by_name(name, &port) != 0) {
+			snprintf(err, errlen,
+				 "[partition] i%u.peer%u: no DPDK port at PCI "
+				 "%s: the device must exist, be bound to "
+				 "vfio-pci (or igb_uio), and EAL must not have "
+				 "--no-pci (see EAL's messages)",
+				 c->instance, j, name);
+			return -1;
+		}
+	} else if (rte_eth_dev_get_port_by_name(name, &port) != 0) {
 		snprintf(err, errlen,
 			 "[partition] i%u.peer%u: no DPDK port %s (did its "
 			 "driver accept the arguments? see EAL's messages)",
@@ -246,6 +261,7 @@ struct emu_inst *emu_inst_setup(const struct df_plan *pl, struct dp_link *links,
 		goto oom;
 	x->pl = pl;
 	x->hz = hz;
+	x->excluded_by = -1;
 	x->hash = plan_hash(pl);
 	x->b.self = c->instance;
 	x->b.ns_per_tsc = 1e9 / hz;
@@ -557,7 +573,7 @@ static void local_stats(const struct emu_inst *x,
 	memset(st, 0, sizeof(*st));
 	st->injected = s->injected;
 	st->delivered = s->delivered;
-	st->lost = s->drops[DP_DROP_LINK_DOWN];
+	st->lost = dp_stats_lost(s);
 	st->gen_measured = s->gen_measured;
 	st->del_measured = s->del_measured;
 	st->drops_measured = s->drops_measured;
@@ -568,6 +584,10 @@ static void local_stats(const struct emu_inst *x,
 		st->recv[j] = x->b.peer[j].recv;
 		st->csent[j] = x->b.peer[j].csent;
 		st->crecv[j] = x->b.peer[j].crecv;
+		st->msent[j] = x->b.peer[j].msent;
+		st->mrecv[j] = x->b.peer[j].mrecv;
+		if (j < DF_MAX_INST && x->ps[j].lost)
+			st->lost_mask |= (uint8_t)(1u << j);
 	}
 	st->gen_stopped = (uint8_t)l->gen_stopped;
 }
@@ -588,6 +608,43 @@ static void swap_stats(struct dp_encap_stats *st)
 	}
 }
 
+/* Take peer j as lost from now: the bridge frees what is for it and
+ * ignores what comes from it, and the caller takes its links down. */
+static void mark_lost(struct emu_inst *x, uint32_t j, uint64_t now,
+		      const char *why)
+{
+	struct peer_state *ps = &x->ps[j];
+
+	if (ps->lost)
+		return;
+	ps->lost = 1;
+	ps->lost_at = now;
+	snprintf(ps->lost_why, sizeof(ps->lost_why), "%s", why);
+	__atomic_store_n(&x->b.peer[j].lost, 1, __ATOMIC_RELEASE);
+	x->newly_lost |= 1u << j;
+}
+
+/* A peer's STATS say which instances it takes as lost: so does this one
+ * (the survivors must agree on who is left), unless it is this one. */
+static void take_lost_mask(struct emu_inst *x, uint32_t j, uint8_t mask,
+			   uint64_t now)
+{
+	const struct df_config *c = &x->pl->cfg;
+	char why[128];
+
+	for (uint32_t k = 0; k < c->ninst; k++) {
+		if (!(mask & (1u << k)) || k == j)
+			continue;
+		if (k == c->instance) {
+			if (x->excluded_by < 0)
+				x->excluded_by = (int)j;
+			continue;
+		}
+		snprintf(why, sizeof(why), "instance %u took it as lost", j);
+		mark_lost(x, k, now, why);
+	}
+}
+
 static void send_ctl(struct emu_inst *x, struct rte_mbuf *m)
 {
 	if (m != NULL && rte_ring_sp_enqueue(x->b.ctl_tx, m) != 0)
@@ -605,7 +662,8 @@ static void send_stats(struct emu_inst *x, const struct emu_inst_local *l)
 		void *body;
 		struct rte_mbuf *m;
 		if (j == c->instance)
-			continue;
+			continue; /* a lost peer too: it may only have stalled
+				   */
 		m = dp_bridge_frame(&x->b, j, DP_ENCAP_STATS, sizeof(st), 0,
 				    &body);
 		if (m != NULL)
@@ -636,6 +694,7 @@ static void take_ctl(struct emu_inst *x, struct rte_mbuf *m, uint64_t now)
 			memcpy(&ps->st, h + 1, sizeof(ps->st));
 			swap_stats(&ps->st);
 			ps->st_at = now;
+			take_lost_mask(x, j, ps->st.lost_mask, now);
 		}
 		break;
 	case DP_ENCAP_DONE:
@@ -666,11 +725,20 @@ out:
 }
 
 int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
-		  uint64_t now, struct df_report *rep)
+		  uint64_t now, struct df_report *rep, uint32_t *newly_lost)
 {
 	const struct df_config *c = &x->pl->cfg;
+	uint64_t limit =
+		(uint64_t)(x->hz * (double)c->part_peer_timeout_ms / 1e3);
 	struct rte_mbuf *m;
+	char why[128];
 
+	/* this instance itself was stopped for a while (SIGSTOP, a host
+	 * that did not run it): its peers' silence is its own; it waits a
+	 * full timeout again before it blames them */
+	if (x->last_poll && now - x->last_poll > limit / 2)
+		x->resumed = now;
+	x->last_poll = now;
 	while (rte_ring_sc_dequeue(x->b.ctl_rx, (void **)&m) == 0)
 		take_ctl(x, m, now);
 	if (now >= x->next_stats) {
@@ -679,16 +747,33 @@ int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
 	}
 	for (uint32_t j = 0; j < c->ninst; j++) {
 		uint64_t since = x->ps[j].st_at ? x->ps[j].st_at : x->started;
-		if (j == c->instance || x->ps[j].done ||
-		    now - since < (uint64_t)(x->hz * SILENT_MS / 1e3))
+		if (x->resumed > since)
+			since = x->resumed;
+		if (j == c->instance || x->ps[j].done || x->ps[j].lost ||
+		    now - since < limit)
 			continue;
+		snprintf(why, sizeof(why),
+			 "nothing from it for %llu ms ([partition] "
+			 "peer_timeout_ms)",
+			 (unsigned long long)c->part_peer_timeout_ms);
+		mark_lost(x, j, now, why);
+	}
+	*newly_lost = x->newly_lost;
+	x->newly_lost = 0;
+	if (x->excluded_by >= 0) {
 		snprintf(rep->part.lost_peer, sizeof(rep->part.lost_peer),
-			 "instance %u has sent nothing for %d ms: its links "
-			 "are taken as down",
-			 j, SILENT_MS);
+			 "instance %d took this instance as lost (it heard "
+			 "nothing from it for [partition] peer_timeout_ms); "
+			 "the others went on without it",
+			 x->excluded_by);
 		return -1;
 	}
 	return 0;
+}
+
+const char *emu_inst_lost(const struct emu_inst *x, uint32_t j)
+{
+	return j < DF_MAX_INST && x->ps[j].lost ? x->ps[j].lost_why : NULL;
 }
 
 /* The network's counters: ours now and every peer's last. Returns 0 if
@@ -701,6 +786,8 @@ static int network(const struct emu_inst *x, const struct emu_inst_local *l,
 	for (uint32_t j = 0; j < c->ninst; j++) {
 		if (j == c->instance)
 			local_stats(x, l, &all[j]);
+		else if (x->ps[j].lost)
+			continue; /* its counters are not the network's now */
 		else if (x->ps[j].st_at == 0)
 			return 0;
 		else
@@ -709,30 +796,69 @@ static int network(const struct emu_inst *x, const struct emu_inst_local *l,
 	return 1;
 }
 
+/* The survivors' flows to and from the lost peers: DATA packets, their
+ * measured ones, credits (sums over the survivors i). */
+struct lost_flows {
+	uint64_t to, from, mto, mfrom, cto, cfrom;
+};
+
+static void lost_flows(const struct emu_inst *x,
+		       const struct dp_encap_stats *all, struct lost_flows *f)
+{
+	uint32_t n = x->pl->cfg.ninst;
+
+	memset(f, 0, sizeof(*f));
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			if (x->ps[i].lost || !x->ps[j].lost)
+				continue;
+			f->to += all[i].sent[j];
+			f->from += all[i].recv[j];
+			f->mto += all[i].msent[j];
+			f->mfrom += all[i].mrecv[j];
+			f->cto += all[i].csent[j];
+			f->cfrom += all[i].crecv[j];
+		}
+}
+
 int emu_inst_measured_done(const struct emu_inst *x,
 			   const struct emu_inst_local *l)
 {
 	struct dp_encap_stats all[DF_MAX_INST];
+	struct lost_flows lf;
 	uint64_t gen = 0, in = 0;
 
 	if (!network(x, l, all))
 		return 0;
 	for (uint32_t j = 0; j < x->pl->cfg.ninst; j++) {
+		if (x->ps[j].lost)
+			continue;
 		gen += all[j].gen_measured;
 		in += all[j].del_measured + all[j].drops_measured;
 	}
-	return gen == in;
+	/* without a lost peer: the survivors as one network, whose
+	 * packets also come from and leave toward the lost ones */
+	lost_flows(x, all, &lf);
+	return gen + lf.mfrom == in + lf.mto;
 }
 
 int emu_inst_drained(const struct emu_inst *x, const struct emu_inst_local *l)
 {
 	struct dp_encap_stats all[DF_MAX_INST];
+	struct lost_flows lf;
 	uint64_t inj = 0, out = 0, cout = 0, cin = 0;
 	uint32_t n = x->pl->cfg.ninst;
 
 	if (!network(x, l, all))
 		return 0;
+	lost_flows(x, all, &lf);
+	inj = lf.from;
+	out = lf.to;
+	cout = lf.cfrom;
+	cin = lf.cto;
 	for (uint32_t i = 0; i < n; i++) {
+		if (x->ps[i].lost)
+			continue;
 		if (!all[i].gen_stopped)
 			return 0;
 		inj += all[i].injected;
@@ -743,8 +869,9 @@ int emu_inst_drained(const struct emu_inst *x, const struct emu_inst_local *l)
 		 * counters only grow, so a stale view cannot balance while
 		 * something is on its way) */
 		for (uint32_t j = 0; j < n; j++)
-			if (i != j && (all[i].sent[j] != all[j].recv[i] ||
-				       all[i].csent[j] != all[j].crecv[i]))
+			if (i != j && !x->ps[j].lost &&
+			    (all[i].sent[j] != all[j].recv[i] ||
+			     all[i].csent[j] != all[j].crecv[i]))
 				return 0;
 	}
 	return inj == out && cout == cin;
@@ -765,7 +892,7 @@ void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
 		void *body;
 		struct rte_mbuf *m;
 
-		if (j == c->instance)
+		if (j == c->instance || x->ps[j].lost)
 			continue;
 		for (uint32_t t0 = lo; t0 < hi; t0 += SUMMARY_PER_FRAME) {
 			uint32_t n = hi - t0 < SUMMARY_PER_FRAME
@@ -808,7 +935,7 @@ int emu_inst_all_done(const struct emu_inst *x)
 	if (!x->finished || rte_ring_count(x->b.ctl_tx) != 0)
 		return 0;
 	for (uint32_t j = 0; j < c->ninst; j++)
-		if (j != c->instance &&
+		if (j != c->instance && !x->ps[j].lost &&
 		    (!x->ps[j].done || x->b.peer[j].npend != 0))
 			return 0;
 	return 1;
@@ -852,16 +979,35 @@ void emu_inst_report(const struct emu_inst *x, const struct emu_inst_local *l,
 		o->tx_frames = p->tx_frames;
 		o->rx_frames = p->rx_frames;
 		o->tx_stalls = p->tx_stalls;
+		o->discarded = p->discarded;
+		o->ignored = p->ignored;
+		o->ctl_dropped = p->ctl_dropped;
+		if (x->ps[j].lost) {
+			o->lost = 1;
+			o->lost_at_s =
+				(double)(x->ps[j].lost_at - x->started) / x->hz;
+			snprintf(o->lost_why, sizeof(o->lost_why), "%s",
+				 x->ps[j].lost_why);
+			r->nlost++;
+		}
 	}
 	r->bad_frames = x->b.bad_frames;
 	r->unknown_link = x->b.unknown_link;
 	r->enq_fail = x->b.enq_fail;
 	r->exchanged = network(x, l, all);
-	if (r->exchanged)
+	if (r->exchanged) {
+		struct lost_flows lf;
 		for (uint32_t j = 0; j < c->ninst; j++) {
+			if (x->ps[j].lost)
+				continue;
 			r->injected += all[j].injected;
 			r->delivered += all[j].delivered;
 			r->lost += all[j].lost;
 		}
-	r->in_flight = r->injected - r->delivered - r->lost;
+		lost_flows(x, all, &lf);
+		r->to_lost = lf.to;
+		r->from_lost = lf.from;
+	}
+	r->in_flight = r->injected + r->from_lost - r->delivered - r->lost -
+		       r->to_lost;
 }

@@ -40,10 +40,16 @@ struct emu_inst_local {
 	int gen_stopped;
 };
 
-/* Control frames in, counters out (every 5 ms). Returns -1 when a peer
- * has been silent for a second (rep->part.lost_peer says which). */
+/* Control frames in, counters out (every 5 ms). A peer silent for
+ * [partition] peer_timeout_ms, or that a peer takes as lost, is taken as
+ * lost: *newly_lost gets its bit (once), and the caller takes its links
+ * down; the network is then the instances left. Returns -1 when a peer
+ * took this instance as lost (rep->part.lost_peer says which). */
 int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
-		  uint64_t now, struct df_report *rep);
+		  uint64_t now, struct df_report *rep, uint32_t *newly_lost);
+
+/* How peer j was found lost, or NULL if it was not. */
+const char *emu_inst_lost(const struct emu_inst *x, uint32_t j);
 
 /* Every measured packet of the network is in (delivered or lost)? */
 int emu_inst_measured_done(const struct emu_inst *x,

@@ -97,10 +97,21 @@ static void usage(FILE *f, const char *prog)
 		"Config keys ([section] key: meaning; allowed):\n",
 		prog, prog, prog, prog);
 	df_config_print_keys(f);
+	fprintf(f,
+		"  [partition], per instance N and peer M (0..%d):\n"
+		"    %-26s the groups instance N hosts; G or A-B\n"
+		"    %-26s the DPDK port from instance N to M; a vdev "
+		"string (net_memif,\n"
+		"    %-26s net_af_packet, net_tap, net_pcap, net_ring) or "
+		"a PCI address\n"
+		"    %-26s (DDDD:BB:DD.F or BB:DD.F, then ,devargs)\n",
+		DF_MAX_INST - 1, "iN", "iN.peerM", "", "");
 	fprintf(f, "\nExit status: 0 run complete and every packet and "
 		   "credit accounted for;\n1 accounting failed (not drained, "
 		   "credits lost, packets lost or duplicated);\n2 bad "
-		   "arguments or config; 3 DPDK/EAL or resource error.\n");
+		   "arguments or config; 3 DPDK/EAL or resource error;\n4 "
+		   "an instance was lost, the others completed without it, "
+		   "accounted for.\n");
 }
 
 static int parse_app(int argc, char **argv, struct app_args *a)
@@ -233,7 +244,8 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 		ADD("-l0-%u", workers);
 	else
 		ADD("--lcores=(0-%u)@(0-%ld)", workers, ncpu - 1);
-	ADD("--no-pci");
+	if (!df_part_uses_pci(&pl->cfg))
+		ADD("--no-pci"); /* the NIC to a peer instance: probed */
 	ADD("--log-level=warning");
 	ADD("--file-prefix=dfemu-%d", (int)getpid());
 	if (a->pdump) {
@@ -289,7 +301,11 @@ static int add_vdevs(struct app_args *a, const struct df_config *c,
 	for (uint32_t j = 0; c->ninst > 1 && j < c->ninst; j++) {
 		if (j == c->instance)
 			continue;
-		if (asprintf(&argv[a->neal], "--vdev=%s",
+		/* a NIC: allowed (-a), with its devargs; a vdev: created */
+		if (asprintf(&argv[a->neal],
+			     df_part_pci(c->peer_vdev[c->instance][j], NULL, 0)
+				     ? "-a%s"
+				     : "--vdev=%s",
 			     c->peer_vdev[c->instance][j]) < 0)
 			return -1;
 		peer_kept[j] = argv[a->neal];
@@ -562,9 +578,13 @@ int main(int argc, char **argv)
 		rc = rep.drained && rep.fully_drained &&
 				     rep.credits_conserved &&
 				     rep.exactly_once && !rep.corrupt &&
-				     !rep.enq_fail
+				     !rep.enq_fail && !rep.part.lost_peer[0]
 			     ? 0
 			     : 1;
+		/* the instances left accounted for everything, without one
+		 * that was lost */
+		if (rc == 0 && rep.part.nlost)
+			rc = 4;
 		if (app.json &&
 		    df_report_json(&pl, &rep, app.json, err, sizeof(err))) {
 			fprintf(stderr, "dfemu: %s\n", err);

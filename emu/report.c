@@ -161,6 +161,19 @@ static void print_partition(const struct df_report *r, FILE *f)
 			(unsigned long long)q->tx_frames,
 			(unsigned long long)q->rx_frames,
 			(unsigned long long)q->tx_stalls, q->lat_ns / 1e3);
+		if (q->lost)
+			fprintf(f,
+				"  %-22s instance %u at %.3f s: %s; since then "
+				"%llu frames for it freed, %llu from it "
+				"ignored\n",
+				"LOST", j, q->lost_at_s, q->lost_why,
+				(unsigned long long)q->discarded,
+				(unsigned long long)q->ignored);
+		if (q->ctl_dropped)
+			fprintf(f,
+				"  %-22s %llu control frames to instance %u "
+				"dropped (its port took nothing)\n",
+				"", (unsigned long long)q->ctl_dropped, j);
 	}
 	if (p->bad_frames || p->unknown_link || p->enq_fail)
 		fprintf(f,
@@ -170,13 +183,24 @@ static void print_partition(const struct df_report *r, FILE *f)
 			"peer frames", (unsigned long long)p->bad_frames,
 			(unsigned long long)p->unknown_link,
 			(unsigned long long)p->enq_fail);
-	if (p->exchanged)
+	if (p->exchanged && p->nlost == 0)
 		fprintf(f,
 			"  %-22s injected %llu, delivered %llu, lost %llu, "
 			"in flight %llu (every instance's counters)\n",
 			"whole network", (unsigned long long)p->injected,
 			(unsigned long long)p->delivered,
 			(unsigned long long)p->lost,
+			(unsigned long long)p->in_flight);
+	else if (p->exchanged)
+		fprintf(f,
+			"  %-22s injected %llu + %llu from lost instances = "
+			"delivered %llu + lost %llu + %llu handed to lost "
+			"instances + in flight %llu (the instances left)\n",
+			"network left", (unsigned long long)p->injected,
+			(unsigned long long)p->from_lost,
+			(unsigned long long)p->delivered,
+			(unsigned long long)p->lost,
+			(unsigned long long)p->to_lost,
 			(unsigned long long)p->in_flight);
 	if (p->lost_peer[0])
 		fprintf(f, "  PEER LOST: %s\n", p->lost_peer);
@@ -306,12 +330,23 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->late_p99_ns,
 		(unsigned long long)r->late_max_ns,
 		r->lateness_ok ? "" : "  WARNING");
-	fprintf(f, "  %-22s %s%s%s\n", "credits conserved",
+	fprintf(f, "  %-22s %s%s%s", "credits conserved",
 		r->credits_conserved ? "yes" : "NO: ",
 		r->credits_conserved ? "" : r->credit_issue,
 		r->fully_drained ? "" : " (network not drained)");
-	fprintf(f, "  %-22s %s\n", "delivered exactly once",
-		r->exactly_once && !r->corrupt ? "yes" : "NO");
+	if (r->credit_links_unchecked)
+		fprintf(f, " (not checked on the %u links to lost instances)",
+			r->credit_links_unchecked);
+	fprintf(f, "\n");
+	if (r->delivery_partial)
+		fprintf(f,
+			"  %-22s %s (exactly once cannot be checked: a lost "
+			"instance took what it delivered with it)\n",
+			"delivered at most once",
+			r->exactly_once && !r->corrupt ? "yes" : "NO");
+	else
+		fprintf(f, "  %-22s %s\n", "delivered exactly once",
+			r->exactly_once && !r->corrupt ? "yes" : "NO");
 	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
 		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
 	if (r->cap_on)
@@ -342,7 +377,7 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			"  STUCK: %s; the run was stopped ([run] watchdog_ms "
 			"= %u)\n",
 			r->stuck, c->watchdog_ms);
-	else if (!r->drained)
+	else if (!r->drained && !r->part.lost_peer[0])
 		fprintf(f,
 			"  WARNING: the drain timeout ([traffic] "
 			"drain_timeout_ms = %llu) expired before every "
@@ -456,28 +491,44 @@ static void json_partition(FILE *f, const struct df_part_report *p)
 			", \"latency_ns\": %.0f, \"sent\": %llu, \"received\": "
 			"%llu, \"credits_sent\": %llu, \"credits_received\": "
 			"%llu, \"frames_out\": %llu, \"frames_in\": %llu, "
-			"\"refused\": %llu}",
+			"\"refused\": %llu, \"control_dropped\": %llu, "
+			"\"lost\": %s",
 			q->lat_ns, (unsigned long long)q->sent,
 			(unsigned long long)q->recv,
 			(unsigned long long)q->csent,
 			(unsigned long long)q->crecv,
 			(unsigned long long)q->tx_frames,
 			(unsigned long long)q->rx_frames,
-			(unsigned long long)q->tx_stalls);
+			(unsigned long long)q->tx_stalls,
+			(unsigned long long)q->ctl_dropped,
+			q->lost ? "{\"at_s\": " : "null");
+		if (q->lost) {
+			fprintf(f, "%.6f, \"why\": ", q->lost_at_s);
+			df_json_str(f, q->lost_why);
+			fprintf(f,
+				", \"frames_freed\": %llu, \"frames_ignored\": "
+				"%llu}",
+				(unsigned long long)q->discarded,
+				(unsigned long long)q->ignored);
+		}
+		fprintf(f, "}");
 		first = 0;
 	}
 	fprintf(f,
 		"], \"bad_frames\": %llu, \"unknown_link\": %llu, "
 		"\"enq_fail\": %llu, \"network\": {\"exchanged\": %s, "
 		"\"injected\": %llu, \"delivered\": %llu, \"lost\": %llu, "
-		"\"in_flight\": %llu}, \"lost_peer\": ",
+		"\"in_flight\": %llu, \"lost_instances\": %u, "
+		"\"from_lost\": %llu, \"to_lost\": %llu}, \"lost_peer\": ",
 		(unsigned long long)p->bad_frames,
 		(unsigned long long)p->unknown_link,
 		(unsigned long long)p->enq_fail,
 		p->exchanged ? "true" : "false",
 		(unsigned long long)p->injected,
 		(unsigned long long)p->delivered, (unsigned long long)p->lost,
-		(unsigned long long)p->in_flight);
+		(unsigned long long)p->in_flight, p->nlost,
+		(unsigned long long)p->from_lost,
+		(unsigned long long)p->to_lost);
 	df_json_str(f, p->lost_peer);
 	fprintf(f, "},\n");
 }
@@ -640,9 +691,17 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		df_json_str(f, r->credit_issue);
 		fprintf(f, ",\n");
 	}
-	fprintf(f, "  \"exactly_once\": %s,\n  \"corrupt_frames\": %llu,\n",
-		r->exactly_once ? "true" : "false",
-		(unsigned long long)r->corrupt);
+	if (r->delivery_partial) /* not checkable: an instance was lost */
+		fprintf(f,
+			"  \"exactly_once\": null,\n  \"at_most_once\": %s,\n",
+			r->exactly_once ? "true" : "false");
+	else
+		fprintf(f, "  \"exactly_once\": %s,\n",
+			r->exactly_once ? "true" : "false");
+	fprintf(f,
+		"  \"credit_links_unchecked\": %u,\n  \"corrupt_frames\": "
+		"%llu,\n",
+		r->credit_links_unchecked, (unsigned long long)r->corrupt);
 	fprintf(f, "  \"drained\": %s,\n  \"fully_drained\": %s,\n",
 		r->drained ? "true" : "false",
 		r->fully_drained ? "true" : "false");

@@ -50,7 +50,7 @@ def eth(ethertype, payload, pad=False):
     return f
 
 def hdr(typ, src, dst, seq, count=0, magic=0x44465054):
-    return struct.pack(">IBBBBIHH", magic, 1, typ, src, dst, seq, count, 0)
+    return struct.pack(">IBBBBIHH", magic, 2, typ, src, dst, seq, count, 0)
 
 def data(link, due, age, st, dt, seq, dr, inter, flits, phase, vc, hops,
          flags, esc_n, lmis):
@@ -78,7 +78,9 @@ frames = [
         struct.pack(">8Q", 444, 0, 0, 0, 0, 0, 0, 0) +
         struct.pack(">8Q", 0, 2220, 0, 0, 0, 0, 0, 0) +
         struct.pack(">8Q", 1776, 0, 0, 0, 0, 0, 0, 0) +
-        struct.pack(">B7x", 1)),
+        struct.pack(">8Q", 0, 77, 0, 0, 0, 0, 0, 0) +
+        struct.pack(">8Q", 66, 0, 0, 0, 0, 0, 0, 0) +
+        struct.pack(">BB6x", 1, 4)),
     eth(0x88B6, hdr(5, 1, 0, 1), pad=True),
     eth(0x88B6, hdr(6, 1, 0, 1, count=2) + struct.pack(">I", 64) +
         struct.pack(">3Q", 3, 300, 30000) + struct.pack(">3Q", 5, 500, 50001)),
@@ -117,6 +119,7 @@ dfemu.data.flags.external eth.type frame.protocols dfemu.credit.link
 dfemu.credit.vc dfemu.credit.flits dfemu.credit.due_ns dfemu.hello.plan_hash
 dfemu.hello.now_ns dfemu.hello.heard dfemu.stats.injected
 dfemu.stats.delivered dfemu.stats.sent dfemu.stats.crecv
+dfemu.stats.msent dfemu.stats.mrecv dfemu.stats.lost_mask
 dfemu.stats.gen_stopped dfemu.summary.first_term dfemu.summary.term
 dfemu.summary.cnt dfemu.summary.sq dfemu.malformed _ws.expert.group
 _ws.col.Info"
@@ -204,8 +207,13 @@ is 5 dfemu.stats.delivered 990 "STATS: delivered"
 is 5 dfemu.stats.sent 0,555,0,0,0,0,0,0 "STATS: sent[], one item per instance"
 [ "$(get 5 dfemu.stats.sent | cut -d, -f2)" = 555 ]
 ok $? "STATS: sent[1]"
-is 5 dfemu.stats.crecv 1776,0,0,0,0,0,0,0 "STATS: crecv[] (the last array)"
+is 5 dfemu.stats.crecv 1776,0,0,0,0,0,0,0 "STATS: crecv[]"
+is 5 dfemu.stats.msent 0,77,0,0,0,0,0,0 "STATS: msent[]"
+is 5 dfemu.stats.mrecv 66,0,0,0,0,0,0,0 "STATS: mrecv[] (the last array)"
 is 5 dfemu.stats.gen_stopped 1 "STATS: gen_stopped"
+is 5 dfemu.stats.lost_mask 0x04 "STATS: lost_mask"
+get 5 _ws.col.Info | grep -q 'lost 0x04'
+ok $? "STATS: the Info column names the instances taken as lost"
 
 # DONE: no body, and the Ethernet padding is not an error
 is 6 _ws.col.Info "dfemu DONE i1->i0" "DONE: Info column"

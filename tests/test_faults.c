@@ -8,7 +8,11 @@
  * and leaves the state as it was. Under OFAR each link down alone gets an
  * escape ring over the links left up (the same ring when the link was not
  * on it), the full ring comes back with the link, a change that leaves no
- * ring is refused, and drains are refused.
+ * ring is refused, and drains are refused. An instance of a partitioned
+ * run lost (df_faults_lose): no path between the routers left touches
+ * it, a packet for a lost router ends at a down link to it, one on its
+ * way to a lost intermediate group goes on minimally from that edge and
+ * arrives; new Valiant choices leave the lost groups out; OFAR refuses.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -297,11 +301,139 @@ static void ofar_links(void)
 	net_free(&n);
 }
 
+/*
+ * Walk s -> d through inter on tb, as router.c moves a packet once routers
+ * are lost: at the edge of the lost instance (the next router lost) a
+ * packet for a lost router leaves (returns 1, *edge_down = the link's
+ * state in down[]), one for an intermediate group goes on minimally.
+ * Returns 0 on arrival, -1 on a loop or a lost router visited.
+ */
+static int walk_lost(const struct df_tables *tb, const uint8_t *down,
+		     uint32_t s, uint32_t d, uint32_t inter, int *edge_down)
+{
+	uint8_t ph = inter == DF_NO_GROUP ? DF_PH_TO_DEST : DF_PH_TO_INTER;
+	uint32_t cur = s;
+
+	for (int n = 0; n < 20; n++) {
+		uint8_t vc;
+		uint32_t port = df_next_hop(tb, cur, d, 0, inter, &ph, &vc);
+		uint32_t next;
+
+		if (port < tb->p)
+			return cur == d ? 0 : -1;
+		next = tb->peer_router[cur * tb->nports + port];
+		if (tb->gone[next]) {
+			if (tb->gone[d]) {
+				*edge_down = down[cur * tb->nports + port];
+				return 1;
+			}
+			if (ph != DF_PH_TO_INTER)
+				return -1;
+			inter = DF_NO_GROUP;
+			continue;
+		}
+		cur = next;
+	}
+	return -1;
+}
+
+static void lose_instance(enum df_algorithm alg)
+{
+	const char *name = df_algorithm_name(alg);
+	struct net n;
+	struct df_faults f;
+	struct df_tables nt, nt2;
+	char err[512];
+	int arrive = 1, edge = 1, inter_ok = 1;
+	uint32_t lo = 20, hi = 36; /* groups 5-8: reference-split.ini's i1 */
+
+	if (net_init(&n, alg, 0) ||
+	    df_faults_init(&f, &n.t, &n.tb, alg, err, sizeof(err)))
+		return;
+	if (df_faults_lose(&f, lo, hi, &nt, err, sizeof(err))) {
+		CHECK(0, "%s: groups 5-8 lost: %s", name, err);
+		goto out;
+	}
+	for (uint32_t g = 0; g < nt.ninter; g++)
+		inter_ok &= nt.inter[g] == g;
+	CHECK(nt.gone != NULL && nt.gone[lo] && nt.gone[hi - 1] &&
+		      !nt.gone[lo - 1] && nt.ninter == 5 && inter_ok,
+	      "%s, groups 5-8 lost: their routers marked, groups 0-4 left "
+	      "as the intermediates",
+	      name);
+	for (uint32_t s = 0; s < lo; s++)
+		for (uint32_t d = 0; d < hi; d++)
+			for (uint32_t gi = 0; gi <= n.t.g; gi++) {
+				uint32_t inter = gi == n.t.g ? DF_NO_GROUP : gi;
+				int down = 0, rc = walk_lost(&nt, f.down, s, d,
+							     inter, &down);
+				if (d < lo)
+					arrive &= rc == 0;
+				else
+					edge &= rc == 1 && down;
+			}
+	CHECK(arrive,
+	      "%s: every path between the routers left, minimal or through "
+	      "any group (a lost one: minimal from its edge), arrives "
+	      "without touching the lost ones",
+	      name);
+	CHECK(edge,
+	      "%s: every path to a lost router ends at a link to it that is "
+	      "down",
+	      name);
+	/* a second instance lost (groups 0-1): the rest still routes */
+	err[0] = '\0';
+	CHECK(df_faults_lose(&f, 0, 8, &nt2, err, sizeof(err)) == 0 &&
+		      nt2.ninter == 3 && nt2.inter[0] == 2,
+	      "%s: groups 0-1 lost as well: accepted, groups 2-4 left as "
+	      "intermediates %s",
+	      name, err);
+	arrive = 1;
+	for (uint32_t s = 8; s < lo; s++)
+		for (uint32_t d = 8; d < lo; d++)
+			for (uint32_t gi = 2; gi <= 5; gi++) {
+				int down;
+				arrive &= walk_lost(&nt2, f.down, s, d,
+						    gi == 5 ? DF_NO_GROUP : gi,
+						    &down) == 0;
+			}
+	CHECK(arrive,
+	      "%s: after the second loss the routers left reach "
+	      "each other",
+	      name);
+	df_tables_free(&nt2);
+	df_tables_free(&nt);
+out:
+	df_faults_free(&f);
+	net_free(&n);
+}
+
+static void lose_ofar(void)
+{
+	struct net n;
+	struct df_faults f;
+	struct df_tables nt;
+	char err[512] = "";
+
+	if (net_init(&n, DF_ALG_OFAR, 0) ||
+	    df_faults_init(&f, &n.t, &n.tb, DF_ALG_OFAR, err, sizeof(err)))
+		return;
+	CHECK(df_faults_lose(&f, 20, 36, &nt, err, sizeof(err)) != 0 &&
+		      strstr(err, "escape ring") && f.gone[20] == 0 &&
+		      f.down[20 * n.t.nports + n.t.p] == 0,
+	      "OFAR: an instance lost is refused (%s), nothing changed", err);
+	df_faults_free(&f);
+	net_free(&n);
+}
+
 int main(void)
 {
 	links_one_by_one(DF_ALG_MIN);
 	links_one_by_one(DF_ALG_UGAL_L);
 	drain_and_cut();
 	ofar_links();
+	lose_instance(DF_ALG_MIN);
+	lose_instance(DF_ALG_UGAL_L);
+	lose_ofar();
 	return check_done();
 }

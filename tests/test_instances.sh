@@ -2,8 +2,10 @@
 # Several instances (issue 10): the reference dragonfly split over two
 # dfemu processes, joined by memif and by a veth pair with af_packet;
 # every packet and credit accounted for across the boundary, results
-# against a single-instance run of the same network; start order; a plan
-# mismatch and a missing peer refused.
+# against a single-instance run of the same network; start order; an
+# instance killed or stalled mid-run (the other goes on without it);
+# three instances, whole and with one killed; a plan mismatch and a
+# missing peer refused.
 # Usage: tests/test_instances.sh PATH/TO/dfemu [san] (from the repo root);
 # with "san" (a sanitizer build, several times slower) the load is 0.05.
 set -u
@@ -17,6 +19,8 @@ VETH=dfiv$$
 cleanup() {
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
 	ip link del "${VETH}a" 2>/dev/null
+	# runtime directories (a killed instance leaves its own behind)
+	rm -rf /run/dpdk/df*$$
 	[ -n "${KEEP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -161,7 +165,164 @@ else
 	ok 1 "a veth pair could be made (ip link add ... type veth)"
 fi
 
-# 4. refusals: another plan; a peer that never comes
+# 4. an instance lost mid-run: the other takes its links down and goes on
+# (UGAL-L: Valiant packets on their way to a lost group go on minimally)
+# (a measurement long enough for wait_phase, a python start per poll, to
+# see it on a busy host; each run its own --file-prefix: one killed leaves
+# its runtime directory behind)
+LOSE="--set partition.peer_timeout_ms=300 --set traffic.measure_ms=1500
+	--set routing.algorithm=ugal-l"
+EALK0="--eal --lcores=0@0,1@1 $MEM --file-prefix=dfk0$$"
+EALK1="--eal --lcores=0@1,1@0 $MEM --file-prefix=dfk1$$"
+EALS0="--eal --lcores=0@0,1@1 $MEM --file-prefix=dfs0$$"
+EALS1="--eal --lcores=0@1,1@0 $MEM --file-prefix=dfs1$$"
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/reference-split.ini --instance 0 $RUN $PEERS $LOSE \
+	--json "$TMP/lose-0.json" $EALK0 >"$TMP/lose-0.log" 2>&1 &
+p0=$!
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/reference-split.ini --instance 1 $RUN $PEERS $LOSE \
+	$EALK1 >"$TMP/lose-1.log" 2>&1 &
+p1=$!
+PIDS="$PIDS $p0 $p1"
+wait_phase "dfk1$$" measure && kill -9 $p1
+wait $p0
+r0=$?
+[ $r0 -eq 4 ] && python3 - "$TMP/lose-0.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p, n = r["partition"], r["partition"]["network"]
+lost = p["peers"][0]["lost"]
+print("# lost at %.3f s (%s); network left: injected %d + %d from it = "
+      "delivered %d + lost %d + %d handed to it + in flight %d; dropped %s"
+      % (lost["at_s"], lost["why"], n["injected"], n["from_lost"],
+         n["delivered"], n["lost"], n["to_lost"], n["in_flight"],
+         r["packets"]["dropped"]))
+assert "nothing from it for 300 ms" in lost["why"]
+assert n["lost_instances"] == 1 and n["in_flight"] == 0
+assert n["injected"] + n["from_lost"] == \
+    n["delivered"] + n["lost"] + n["to_lost"]
+assert n["from_lost"] > 0 and n["to_lost"] > 0
+# after the loss: packets for its terminals not injected, said why
+assert r["packets"]["dropped"]["unreachable"] > 0
+assert r["drained"] and r["fully_drained"] and r["credits_conserved"]
+assert r["credit_links_unchecked"] == 20
+assert r["exactly_once"] is None and r["at_most_once"] is True
+ch = [c for c in r["changes"] if c["what"] == "instance 1 lost"]
+assert len(ch) == 1 and ch[0]["ok"] and "20 links to this instance down" \
+    in ch[0]["message"], r["changes"]
+PY
+rc=$?
+[ $rc -eq 0 ] || tail -5 "$TMP/lose-0.log" | sed 's/^/# /'
+ok $rc "instance 1 killed mid-run: instance 0 takes its 20 links down after partition.peer_timeout_ms, goes on and exits 4; the instances left account for every packet (with those handed to and taken from the lost one) and credit, at most once"
+
+# a stalled instance (SIGSTOP for longer than the timeout) that comes back
+# finds itself taken as lost, and ends
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/reference-split.ini --instance 0 $RUN $PEERS $LOSE \
+	$EALS0 >"$TMP/stall-0.log" 2>&1 &
+p0=$!
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/reference-split.ini --instance 1 $RUN $PEERS $LOSE \
+	$EALS1 >"$TMP/stall-1.log" 2>&1 &
+p1=$!
+PIDS="$PIDS $p0 $p1"
+if wait_phase "dfs1$$" measure; then
+	kill -STOP $p1
+	i=0
+	until grep -q "instance 1 lost" "$TMP/stall-0.log" || [ $i -ge 100 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	kill -CONT $p1
+fi
+wait $p0
+r0=$?
+wait $p1
+r1=$?
+[ $r0 -eq 4 ] && [ $r1 -eq 1 ] &&
+	grep -q "instance 0 took this instance as lost" "$TMP/stall-1.log"
+ok $? "instance 1 stopped past the timeout, then continued: instance 0 went on without it (exit $r0), instance 1 learns it was taken as lost and ends (exit $r1)"
+
+# 5. three instances (groups 0-2, 3-5, 6-8), a memif port per pair; two
+# vCPUs for three polling workers, so a low load (README)
+L3=0.01
+[ "${2:-}" = san ] && L3=0.005
+S3=/run/dfemu/t3$$
+THREE="--set partition.instances=3 --set partition.i0=0-2
+	--set partition.i1=3-5 --set partition.i2=6-8
+	--set partition.i0.peer1=net_memif0,role=server,socket=$S3-01.sock
+	--set partition.i1.peer0=net_memif0,role=client,socket=$S3-01.sock
+	--set partition.i0.peer2=net_memif1,role=server,socket=$S3-02.sock
+	--set partition.i2.peer0=net_memif0,role=client,socket=$S3-02.sock
+	--set partition.i1.peer2=net_memif1,role=server,socket=$S3-12.sock
+	--set partition.i2.peer1=net_memif1,role=client,socket=$S3-12.sock
+	--set traffic.load=$L3 --set partition.peer_timeout_ms=300"
+# three NAME VICTIM [ARGS...]: the three instances, VICTIM (if not "")
+# killed once it measures; exit statuses in t0 t1 t2
+three() {
+	name=$1
+	victim=$2
+	shift 2
+	for i in 0 1 2; do
+		cpus=0@0,1@1
+		[ "$i" -eq 1 ] && cpus=0@1,1@0
+		# shellcheck disable=SC2086
+		"$DFEMU" --config configs/reference-split.ini --instance $i \
+			$RUN $THREE "$@" --json "$TMP/$name-$i.json" --eal \
+			--lcores=$cpus $MEM --file-prefix=dft$name$i$$ \
+			>"$TMP/$name-$i.log" 2>&1 &
+		eval "q$i=$!"
+		PIDS="$PIDS $!"
+	done
+	if [ -n "$victim" ] && wait_phase "dft$name$victim$$" measure; then
+		eval "kill -9 \$q$victim"
+	fi
+	for i in 0 1 2; do
+		eval "wait \$q$i"
+		eval "t$i=$?"
+	done
+}
+three three ""
+# shellcheck disable=SC2154
+[ "$t0" -eq 0 ] && [ "$t1" -eq 0 ] && [ "$t2" -eq 0 ] &&
+	python3 - "$TMP"/three-0.json "$TMP"/three-1.json "$TMP"/three-2.json <<'PY'
+import json, sys
+r = [json.load(open(f)) for f in sys.argv[1:4]]
+for x in r:
+    n = x["partition"]["network"]
+    assert n["exchanged"] and n["in_flight"] == 0
+    assert n["injected"] == n["delivered"] + n["lost"]
+    assert x["exactly_once"] and x["credits_conserved"] and x["drained"]
+tot = sum(x["packets"]["injected"] for x in r)
+assert all(x["partition"]["network"]["injected"] == tot for x in r)
+peer = {(x["partition"]["instance"], q["instance"]): q
+        for x in r for q in x["partition"]["peers"]}
+for (i, j), q in peer.items():
+    assert q["sent"] == peer[(j, i)]["received"] > 0, (i, j)
+    assert q["credits_sent"] == peer[(j, i)]["credits_received"] > 0, (i, j)
+print("# three instances: %d packets injected, every pair's counts agree" % tot)
+PY
+ok $? "three instances over three memif pairs: all complete, every packet and credit of the network accounted for, each pair's sent = received both ways"
+three lost 2 --set traffic.measure_ms=1500
+[ "$t0" -eq 4 ] && [ "$t1" -eq 4 ] &&
+	python3 - "$TMP"/lost-0.json "$TMP"/lost-1.json <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+na, nb = a["partition"]["network"], b["partition"]["network"]
+print("# instances 0 and 1 without 2: %s" % na)
+for x, n in ((a, na), (b, nb)):
+    assert n["lost_instances"] == 1 and n["in_flight"] == 0
+    assert n["injected"] + n["from_lost"] == \
+        n["delivered"] + n["lost"] + n["to_lost"]
+    assert x["drained"] and x["credits_conserved"] and x["at_most_once"]
+    assert [q["instance"] for q in x["partition"]["peers"] if q["lost"]] == [2]
+# both see the same network left
+assert na == nb, (na, nb)
+PY
+ok $? "three instances, instance 2 killed: 0 and 1 both take it as lost, go on, exit 4, and agree on the accounting of the network left"
+
+# 6. refusals: another plan; a peer that never comes
 # shellcheck disable=SC2086
 "$DFEMU" --config configs/reference-split.ini --instance 1 $RUN $PEERS \
 	--set partition.wait_ms=3000 $EAL1 >"$TMP/plan-1.log" 2>&1 &
@@ -186,5 +347,12 @@ ok $rc "instances given different configs: both refuse (exit $r0, $r1), the mism
 	--set partition.wait_ms=300 $EAL0 >"$TMP/alone.log" 2>&1
 [ $? -eq 3 ] && grep -q "did not all answer" "$TMP/alone.log"
 ok $? "an instance whose peer never starts: exit 3 after partition.wait_ms, said why"
+# a NIC by PCI address (dfemu's own EAL arguments: -a, no --no-pci); this
+# machine has none there
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/reference-split.ini --instance 0 $RUN \
+	--set partition.i0.peer1=ff:1f.7,rxq_size=512 >"$TMP/pci.log" 2>&1
+[ $? -eq 3 ] && grep -q "no DPDK port at PCI 0000:ff:1f.7: the device must exist" "$TMP/pci.log"
+ok $? "a peer port given as a PCI address that holds no device: exit 3, the address named in its full form, what it needs said"
 
 tap_done

@@ -8,7 +8,7 @@
 --            unchanged (handed to Wireshark's Ethernet dissector)
 --   CREDIT   count x struct dp_encap_credit (16 bytes each)
 --   HELLO    struct dp_encap_hello (40 bytes)
---   STATS    struct dp_encap_stats (328 bytes, DP_MAX_INSTANCES = 8)
+--   STATS    struct dp_encap_stats (456 bytes, DP_MAX_INSTANCES = 8)
 --   DONE     no body
 --   SUMMARY  struct dp_encap_summary (4 bytes), then count x 3 u64
 --
@@ -26,14 +26,14 @@
 
 local ETHERTYPE = 0x88B6
 local MAGIC = 0x44465054 -- "DFPT"
-local VERSION = 1
+local VERSION = 2
 local MAX_INSTANCES = 8
 
 local HDR_LEN = 16
 local DATA_LEN = 46
 local CREDIT_LEN = 16
 local HELLO_LEN = 40
-local STATS_LEN = 8 * 8 + 4 * MAX_INSTANCES * 8 + 8
+local STATS_LEN = 8 * 8 + 6 * MAX_INSTANCES * 8 + 8
 local SUMMARY_LEN = 4
 local SUMMARY_ENTRY_LEN = 24
 
@@ -130,6 +130,8 @@ local stats_arrays = {
 	{ "recv", "DATA received from instance" },
 	{ "csent", "Credit flits sent to instance" },
 	{ "crecv", "Credit flits received from instance" },
+	{ "msent", "Measured DATA sent to instance" },
+	{ "mrecv", "Measured DATA received from instance" },
 }
 for _, s in ipairs(stats_scalars) do
 	field("stats." .. s[1], ProtoField.uint64, s[2], base.DEC)
@@ -138,6 +140,7 @@ for _, s in ipairs(stats_arrays) do
 	field("stats." .. s[1], ProtoField.uint64, s[2], base.DEC)
 end
 field("stats.gen_stopped", ProtoField.uint8, "Generation stopped", base.DEC)
+field("stats.lost_mask", ProtoField.uint8, "Instances taken as lost", base.HEX)
 field("stats.pad", ProtoField.bytes, "Padding")
 
 -- struct dp_encap_summary and its entries
@@ -294,10 +297,13 @@ local function dissect_stats(tvb, pinfo, tree, info, off)
 		end
 	end
 	st:add(f["stats.gen_stopped"], tvb(o, 1))
-	st:add(f["stats.pad"], tvb(o + 1, 7))
-	info = string.format("%s injected %s delivered %s%s", info,
+	st:add(f["stats.lost_mask"], tvb(o + 1, 1))
+	st:add(f["stats.pad"], tvb(o + 2, 6))
+	info = string.format("%s injected %s delivered %s%s%s", info,
 		tostring(tvb(off, 8):uint64()), tostring(tvb(off + 8, 8):uint64()),
-		tvb(o, 1):uint() ~= 0 and " gen_stopped" or "")
+		tvb(o, 1):uint() ~= 0 and " gen_stopped" or "",
+		tvb(o + 1, 1):uint() ~= 0 and
+			string.format(" lost 0x%02x", tvb(o + 1, 1):uint()) or "")
 	return info, off + STATS_LEN
 end
 

@@ -92,16 +92,16 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 	r->decisions_nonmin++;
 }
 
-#define UGAL_ENGINE(var, nm, mode)                                             \
-	static void var##_decide(struct dp_router *r, struct dp_pkt *pk)       \
-	{                                                                      \
-		dp_ugal_decide(r, pk, dp_rand_below(r->lc, r->lc->run->tb->g), \
-			       mode);                                          \
-	}                                                                      \
-	const struct dp_routing_engine var = {                                 \
-		.name = nm,                                                    \
-		.decide = var##_decide,                                        \
-		.route = dp_table_route,                                       \
+#define UGAL_ENGINE(var, nm, mode)                                          \
+	static void var##_decide(struct dp_router *r, struct dp_pkt *pk)    \
+	{                                                                   \
+		dp_ugal_decide(r, pk, dp_rand_group(r->lc, r->lc->run->tb), \
+			       mode);                                       \
+	}                                                                   \
+	const struct dp_routing_engine var = {                              \
+		.name = nm,                                                 \
+		.decide = var##_decide,                                     \
+		.route = dp_table_route,                                    \
 	}
 
 UGAL_ENGINE(dp_ugal_l_engine, "ugal-l", DP_UGAL_PORT);
