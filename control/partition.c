@@ -231,12 +231,5 @@ int df_part_validate(const struct df_config *c, char *err, size_t n)
 				 i, j, c->ninst);
 			return -1;
 		}
-	if (c->fault_events[0] != '\0') {
-		snprintf(err, n,
-			 "%s: [faults] events: link failures and drains are "
-			 "not emulated across instances yet",
-			 df_config_origin(c, "faults", "events"));
-		return -1;
-	}
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "bridge.h"
 #include "packet.h"
 #include "tables.h"
+#include "worker.h"
 
 #define CREDITS_PER_FRAME 64
 #define DATA_HDR                                                      \
@@ -175,10 +176,54 @@ static int encap_data(struct dp_bridge *b, uint32_t li, struct rte_mbuf *m,
 	d->hops = pk->hops;
 	d->flags = pk->flags;
 	d->esc_n = pk->esc_n;
-	d->pad = 0;
+	/* at least the version it was routed under (the switch is ours) */
+	d->tbv = (uint8_t)b->run->tb_version;
 	d->lmis_grp = rte_cpu_to_be_16(pk->lmis_grp);
 	b->peer[peer].msent += (pk->flags & DP_PKT_MEASURED) != 0;
 	return 0;
+}
+
+/* The next table version in use here, now (worker.h); nothing if it is
+ * not prepared. */
+static void switch_tables(struct dp_bridge *b)
+{
+	struct dp_run *run = b->run;
+	const struct df_tables *nt = run->tb_next;
+
+	if (nt == NULL)
+		return;
+	__atomic_store_n(&run->tb, nt, __ATOMIC_RELEASE);
+	run->tb_next = NULL;
+	__atomic_store_n(&run->tb_version, run->tb_version + 1,
+			 __ATOMIC_RELEASE);
+}
+
+/* Instance 0: the version its main lcore commits, to every peer left
+ * (before any packet routed under it can leave), then in use here. */
+static void commit(struct dp_bridge *b)
+{
+	struct dp_run *run = b->run;
+
+	if (run->tb_commit != run->tb_version + 1 || run->tb_next == NULL)
+		return;
+	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++) {
+		struct dp_encap_change *ch;
+		struct rte_mbuf *m;
+		void *body;
+
+		if (!b->peer[peer].used || b->peer[peer].lost)
+			continue;
+		m = dp_bridge_frame(b, peer, DP_ENCAP_CHANGE, sizeof(*ch), 0,
+				    &body);
+		if (m == NULL)
+			return; /* no mbuf now: the next sweep */
+		ch = body;
+		memset(ch, 0, sizeof(*ch));
+		ch->n = rte_cpu_to_be_32(run->tb_commit);
+		ch->kind = DP_CHANGE_COMMIT;
+		dp_bridge_send(b, peer, &m, 1);
+	}
+	switch_tables(b);
 }
 
 /* Packets that left toward peers: off their links, onto the ports. */
@@ -306,6 +351,10 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	li = rte_be_to_cpu_32(d->link);
 	if (!from_peer(b, li, DP_LINK_IN, h->src_instance))
 		goto bad;
+	/* routed under the next tables: they are in use here before it
+	 * is (no packet goes from a table version to the one before) */
+	if (unlikely(d->tbv == (uint8_t)(b->run->tb_version + 1)))
+		switch_tables(b);
 	due = (int64_t)rte_be_to_cpu_64((uint64_t)d->due_ns);
 	age = (int64_t)rte_be_to_cpu_64(d->age_ns);
 	pk = dp_pkt(m);
@@ -388,6 +437,15 @@ static void handle(struct dp_bridge *b, struct rte_mbuf *m, uint64_t now)
 		take_data(b, h, m, now);
 	} else if (h->type == DP_ENCAP_CREDIT) {
 		take_credits(b, h, m, now);
+	} else if (h->type == DP_ENCAP_CHANGE &&
+		   m->data_len >= sizeof(struct rte_ether_hdr) + sizeof(*h) +
+					  sizeof(struct dp_encap_change) &&
+		   ((const struct dp_encap_change *)(h + 1))->kind ==
+			   DP_CHANGE_COMMIT) {
+		const struct dp_encap_change *ch = (const void *)(h + 1);
+		if (rte_be_to_cpu_32(ch->n) == b->run->tb_version + 1)
+			switch_tables(b);
+		rte_pktmbuf_free(m);
 	} else if (rte_ring_sp_enqueue(b->ctl_rx, m) != 0) {
 		b->bad_frames++; /* main is far behind */
 		rte_pktmbuf_free(m);
@@ -422,9 +480,12 @@ static unsigned receive(struct dp_bridge *b, uint64_t now)
 
 unsigned dp_bridge_step(struct dp_bridge *b, uint64_t now)
 {
-	unsigned work = receive(b, now);
+	unsigned work;
 	struct rte_mbuf *m;
 
+	if (unlikely(b->run->tb_commit != b->run->tb_version))
+		commit(b);
+	work = receive(b, now);
 	work += send_data(b, now);
 	work += send_credits(b, now);
 	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++)

@@ -53,8 +53,11 @@ struct dp_peer {
 	uint64_t ctl_dropped; /* control frames its full backlog refused */
 };
 
+struct dp_run;
+
 struct dp_bridge {
 	uint32_t self;
+	struct dp_run *run; /* its table versions (worker.h) */
 	double ns_per_tsc, tsc_per_ns;
 	struct rte_mempool *pool;
 	struct dp_link *links; /* the run's links, router ports first */

@@ -17,6 +17,8 @@
  *   DONE    no body (this instance has seen the whole network drained)
  *   SUMMARY struct dp_encap_summary, then count x 3 u64 (deliveries
  *           here of the peer's terminals' packets, for exactly-once)
+ *   CHANGE  struct dp_encap_change (a run-time change instance 0 made,
+ *           for the others to make too)
  */
 #include <stdint.h>
 
@@ -34,6 +36,7 @@ enum dp_encap_type {
 	DP_ENCAP_STATS = 4,
 	DP_ENCAP_DONE = 5,
 	DP_ENCAP_SUMMARY = 6,
+	DP_ENCAP_CHANGE = 7,
 };
 
 struct dp_encap_hdr {
@@ -53,7 +56,8 @@ struct dp_encap_data {
 	uint64_t age_ns; /* since generation (or ingress), at the send */
 	uint32_t src_term, dst_term, seq;
 	uint16_t dst_router, inter, flits;
-	uint8_t phase, vc, hops, flags, esc_n, pad;
+	uint8_t phase, vc, hops, flags, esc_n;
+	uint8_t tbv; /* the sender's table version (mod 256) at the send */
 	uint16_t lmis_grp;
 } __rte_packed;
 
@@ -85,7 +89,30 @@ struct dp_encap_stats {
 	uint64_t msent[DP_MAX_INSTANCES], mrecv[DP_MAX_INSTANCES];
 	uint8_t gen_stopped; /* no terminal here generates any more */
 	uint8_t lost_mask;   /* bit j: this instance takes instance j as lost */
-	uint8_t pad[6];
+	uint16_t prepared;   /* the last table version prepared here */
+	uint32_t settled;    /* table changes made here that have settled */
+} __rte_packed;
+
+/* A run-time change instance 0 makes ([faults] events, telemetry
+ * commands). A table change is PREPARED by every instance (each builds
+ * the same next tables), then COMMITTED: instance 0's bridge sends the
+ * COMMIT and switches, a peer's bridge switches on the COMMIT or on the
+ * first DATA frame of the next version, whichever comes first. A load
+ * change is made on arrival. n: the table version (PREPARE, COMMIT) or
+ * the load change's number; op: control/faults.h enum df_fault_op; arg:
+ * as text (rR.pP, R or a load). */
+enum dp_change_kind {
+	DP_CHANGE_PREPARE = 1,
+	DP_CHANGE_COMMIT = 2,
+	DP_CHANGE_LOAD = 3,
+};
+
+struct dp_encap_change {
+	uint32_t n;
+	uint8_t op;
+	uint8_t kind;
+	uint8_t pad[2];
+	char arg[64];
 } __rte_packed;
 
 struct dp_encap_summary {

@@ -25,6 +25,14 @@ struct dp_run {
 	uint64_t m0, m1; /* measurement window, TSC */
 	struct rte_mempool *pool;
 	const struct df_tables *tb;
+	/* a partitioned run's table changes (README "Several instances"):
+	 * the next version, prepared by the main lcore; the version in use,
+	 * counted from 0; on instance 0, the version the main lcore wants
+	 * switched to. The bridge switches (bridge.c), so that no packet
+	 * routed under the next tables reaches an instance still on the
+	 * ones before. */
+	const struct df_tables *volatile tb_next;
+	volatile uint32_t tb_version, tb_commit;
 	const struct dp_routing_engine *eng;
 	struct dp_router *const *routers; /* all, by id (UGAL-G reads them) */
 	uint32_t ugal_bias;

@@ -14,10 +14,16 @@
 
 #include "control.h"
 #include <rte_cycles.h>
+#include "encap.h"
 #include "partition.h"
 #include "router.h"
 
-#define MAX_LOG 256
+#define MAX_LOG	     256
+#define MAX_ANNOUNCE 16
+
+/* A partitioned run's instance 0 makes the changes and announces them;
+ * the others follow (instances.h). */
+enum ctl_role { ROLE_ALONE, ROLE_LEADER, ROLE_FOLLOWER };
 
 struct emu_ctl {
 	const struct df_plan *pl;
@@ -37,6 +43,31 @@ struct emu_ctl {
 	struct df_ring **rings; /* OFAR: every escape ring installed since */
 	uint32_t nrings;
 	double load;
+	/* a partitioned run: the role, table changes made (link, drain)
+	 * and of them settled here, whether every peer has settled them
+	 * too (the caller says), and changes made but not yet announced */
+	enum ctl_role role;
+	uint32_t nchanges, nsettled, nloads;
+	int counted; /* the change settling now is one of nchanges */
+	int peers_settled;
+	struct {
+		int kind; /* DP_CHANGE_PREPARE or _LOAD */
+		uint32_t n;
+		enum df_fault_op op;
+		char arg[64];
+	} ann[MAX_ANNOUNCE];
+	uint32_t nann;
+	/* a partitioned run's table change, prepared (run->tb_next) and made
+	 * here once the bridge switches to it: what to do then */
+	struct {
+		int on;
+		uint32_t version;
+		enum df_fault_op op;
+		uint32_t r, port;
+		struct df_tables *nt;
+		uint64_t at; /* prepared */
+		char what[48], msg[320];
+	} staged;
 	/* settling after a link change (faults.h): queue tails to pass,
 	 * stage 1 (tails at the change) then 2 (tails one link delay after
 	 * stage 1 ended), and when stage 2's snapshot is due */
@@ -154,12 +185,26 @@ static void settle(struct emu_ctl *c, uint64_t now)
 		c->settling = 3;
 	} else if (c->settling == 3 && passed(c)) {
 		c->settling = 0;
+		c->nsettled += c->counted;
+		c->counted = 0;
 		snprintf(msg, sizeof(msg),
 			 "no packet routed under the tables before the last "
 			 "change is left, %.1f ms after it",
 			 (double)(now - c->changed_at) * 1e3 / c->hz);
 		add_log(c, now, 1, "settled", msg);
 	}
+}
+
+/* The fault state, set up on first use; -1 with the reason in why. */
+static int faults_up(struct emu_ctl *c, char *why, size_t n)
+{
+	if (c->faults_ready)
+		return 0;
+	if (df_faults_init(&c->f, &c->pl->topo, &c->pl->tb,
+			   c->pl->cfg.algorithm, why, n))
+		return -1;
+	c->faults_ready = 1;
+	return 0;
 }
 
 /* Can the tables change now? Sets up the fault state on first use. */
@@ -180,13 +225,22 @@ static int can_change(struct emu_ctl *c, uint64_t now, char *msg, size_t n)
 			 (double)(c->changed_at - c->t0) / c->hz);
 		return -1;
 	}
-	if (!c->faults_ready) {
-		if (df_faults_init(&c->f, &c->pl->topo, &c->pl->tb,
-				   c->pl->cfg.algorithm, why, sizeof(why))) {
-			snprintf(msg, n, "refused: %.300s", why);
-			return -1;
-		}
-		c->faults_ready = 1;
+	if (c->staged.on) {
+		snprintf(msg, n,
+			 "refused: the last change (table version %u) is still "
+			 "being made in every instance; try again later",
+			 c->staged.version);
+		return -1;
+	}
+	if (c->role == ROLE_LEADER && !c->peers_settled) {
+		snprintf(msg, n,
+			 "refused: the last change is still settling in "
+			 "another instance; try again later");
+		return -1;
+	}
+	if (faults_up(c, why, sizeof(why))) {
+		snprintf(msg, n, "refused: %.300s", why);
+		return -1;
 	}
 	return 0;
 }
@@ -220,15 +274,95 @@ static int refuse(struct emu_ctl *c, struct df_tables *nt, const char *why,
 	return -1;
 }
 
-/* Tables first: a packet that finds its output down routes again on the
- * tables it reads then, which must already avoid the link. */
-static void install(struct emu_ctl *c, struct df_tables *nt, uint64_t now)
+/* The tables nt are in use from now (stored here, or by the bridge):
+ * settling starts. */
+static void begin_settling(struct emu_ctl *c, uint64_t now, int counted)
 {
-	__atomic_store_n(&c->run->tb, nt, __ATOMIC_RELEASE);
-	rte_smp_wmb();
+	c->counted = counted;
+	c->nchanges += counted;
 	c->changed_at = now;
 	snapshot(c);
 	c->settling = 1;
+}
+
+/* Tables first: a packet that finds its output down routes again on the
+ * tables it reads then, which must already avoid the link. */
+static void install(struct emu_ctl *c, struct df_tables *nt, uint64_t now,
+		    int counted)
+{
+	__atomic_store_n(&c->run->tb, nt, __ATOMIC_RELEASE);
+	rte_smp_wmb();
+	begin_settling(c, now, counted);
+}
+
+/* What a link or drain change does once its tables are in use: the link
+ * marked (after the tables: a packet that finds its output down routes
+ * again on the tables it reads then, which must already avoid it), the
+ * router's terminals paused or resumed. */
+static void after_tables(struct emu_ctl *c, enum df_fault_op op, uint32_t r,
+			 uint32_t port)
+{
+	const struct df_topo *t = &c->pl->topo;
+
+	if (op == DF_FAULT_DOWN || op == DF_FAULT_UP) {
+		const struct df_port_info *pi = &t->ports[r * t->nports + port];
+		struct dp_port *a = &c->routers[r]->port[port];
+		struct dp_port *b = &c->routers[pi->peer]->port[pi->peer_port];
+		int down = op == DF_FAULT_DOWN;
+		if (c->pl->cfg.fault_in_flight == DF_INFLIGHT_DROP)
+			a->in->drop_until = b->in->drop_until =
+				down ? UINT64_MAX : 0;
+		rte_smp_wmb();
+		a->out->down = b->out->down = (uint8_t)down;
+		return;
+	}
+	for (uint32_t i = 0; i < t->nterms; i++)
+		if (c->terms[i]->router == r)
+			c->terms[i]->paused = (uint8_t)(op == DF_FAULT_DRAIN);
+}
+
+/*
+ * A link or drain change whose tables nt passed the check: made now when
+ * alone; in a partitioned run prepared for the bridge (run->tb_next), and
+ * made (logged with msg) once the bridge switches to it (emu_ctl_poll).
+ */
+static void make(struct emu_ctl *c, struct df_tables *nt, enum df_fault_op op,
+		 uint32_t r, uint32_t port, uint64_t now, char *msg, size_t n)
+{
+	if (c->role == ROLE_ALONE) {
+		install(c, nt, now, 1);
+		after_tables(c, op, r, port);
+		return;
+	}
+	c->staged.on = 1;
+	c->staged.at = now;
+	c->staged.what[0] = '\0'; /* apply() names it */
+	c->staged.version = c->run->tb_version + 1;
+	c->staged.op = op;
+	c->staged.r = r;
+	c->staged.port = port;
+	c->staged.nt = nt;
+	snprintf(c->staged.msg, sizeof(c->staged.msg), "%s", msg);
+	__atomic_store_n(&c->run->tb_next, nt, __ATOMIC_RELEASE);
+	snprintf(msg, n,
+		 "prepared as table version %u; made once every instance "
+		 "has it",
+		 c->staged.version);
+}
+
+/* Partitioned: the bridge switched to the staged tables: the change is
+ * made here. */
+static void staged_made(struct emu_ctl *c, uint64_t now)
+{
+	size_t len = strlen(c->staged.msg);
+
+	begin_settling(c, now, 1);
+	after_tables(c, c->staged.op, c->staged.r, c->staged.port);
+	snprintf(c->staged.msg + len, sizeof(c->staged.msg) - len,
+		 "; table version %u, prepared here at %.3f s",
+		 c->staged.version, (double)(c->staged.at - c->t0) / c->hz);
+	add_log(c, now, 1, c->staged.what, c->staged.msg);
+	c->staged.on = 0;
 }
 
 /* OFAR: room for one more escape ring (kept to the end of the run, as
@@ -258,8 +392,6 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 {
 	const struct df_topo *t = &c->pl->topo;
 	const struct df_port_info *pi = &t->ports[r * t->nports + port];
-	struct dp_port *a = &c->routers[r]->port[port];
-	struct dp_port *b = &c->routers[pi->peer]->port[pi->peer_port];
 	const struct df_ring *old_ring = c->run->ring;
 	struct df_ring *ring = NULL;
 	struct df_tables *nt;
@@ -287,11 +419,6 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 			 ring_changes(ring, old_ring), ring->n);
 		__atomic_store_n(&c->run->ring, ring, __ATOMIC_RELEASE);
 	}
-	install(c, nt, now);
-	if (c->pl->cfg.fault_in_flight == DF_INFLIGHT_DROP)
-		a->in->drop_until = b->in->drop_until = down ? UINT64_MAX : 0;
-	rte_smp_wmb();
-	a->out->down = b->out->down = (uint8_t)down;
 	snprintf(msg, n,
 		 "r%u.p%u (%s) <-> r%u.p%u %s; %llu of %llu router-pair "
 		 "routes differ from the full wiring's; deadlock check "
@@ -305,6 +432,7 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 			      : "these tables, the ones before and packets "
 				"going from one to the other",
 		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz, extra);
+	make(c, nt, down ? DF_FAULT_DOWN : DF_FAULT_UP, r, port, now, msg, n);
 	return 0;
 }
 
@@ -329,12 +457,8 @@ static int drain_op(struct emu_ctl *c, uint32_t r, int drain, uint64_t now,
 		return -1;
 	if (df_faults_drain(&c->f, r, drain, nt, why, sizeof(why)))
 		return refuse(c, nt, why, msg, n);
-	install(c, nt, now);
 	for (uint32_t i = 0; i < t->nterms; i++)
-		if (c->terms[i]->router == r) {
-			c->terms[i]->paused = (uint8_t)drain;
-			nterm++;
-		}
+		nterm += c->terms[i]->router == r;
 	snprintf(msg, n,
 		 "router %u %s: %s; its %u terminals %s; %llu of %llu "
 		 "router-pair routes differ from the full wiring's; deadlock "
@@ -345,6 +469,8 @@ static int drain_op(struct emu_ctl *c, uint32_t r, int drain, uint64_t now,
 		 (unsigned long long)changed_entries(nt, &c->pl->tb),
 		 (unsigned long long)t->nrouters * (t->nrouters - 1),
 		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz);
+	make(c, nt, drain ? DF_FAULT_DRAIN : DF_FAULT_UNDRAIN, r, 0, now, msg,
+	     n);
 	return 0;
 }
 
@@ -414,7 +540,20 @@ static int apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
 			rc = link_op(c, r, port, op == DF_FAULT_DOWN, now, msg,
 				     n);
 	}
-	add_log(c, now, rc == 0, what, msg);
+	if (rc == 0 && op != DF_FAULT_LOAD && c->role != ROLE_ALONE)
+		/* logged once made (staged_made) */
+		snprintf(c->staged.what, sizeof(c->staged.what), "%s", what);
+	else
+		add_log(c, now, rc == 0, what, msg);
+	if (rc == 0 && c->role == ROLE_LEADER && c->nann < MAX_ANNOUNCE) {
+		c->ann[c->nann].kind = op == DF_FAULT_LOAD ? DP_CHANGE_LOAD
+							   : DP_CHANGE_PREPARE;
+		c->ann[c->nann].n =
+			op == DF_FAULT_LOAD ? ++c->nloads : c->staged.version;
+		c->ann[c->nann].op = op;
+		snprintf(c->ann[c->nann].arg, sizeof(c->ann[0].arg), "%s", arg);
+		c->nann++;
+	}
 	return rc;
 }
 
@@ -439,13 +578,9 @@ static int lose(struct emu_ctl *c, uint32_t j, const char *why, uint64_t now,
 			 no);
 		goto out;
 	}
-	if (!c->faults_ready) {
-		if (df_faults_init(&c->f, t, &c->pl->tb, cfg->algorithm, why2,
-				   sizeof(why2))) {
-			snprintf(msg, n, "%s; %.300s", why, why2);
-			goto out;
-		}
-		c->faults_ready = 1;
+	if (faults_up(c, why2, sizeof(why2))) {
+		snprintf(msg, n, "%s; %.300s", why, why2);
+		goto out;
 	}
 	nt = calloc(1, sizeof(*nt));
 	if (nt == NULL || keep_version(c, nt)) {
@@ -460,7 +595,7 @@ static int lose(struct emu_ctl *c, uint32_t j, const char *why, uint64_t now,
 			 why, why2);
 		goto out;
 	}
-	install(c, nt, now);
+	install(c, nt, now, 0); /* each instance makes this one itself */
 	/* then the links here that go to it (the tables avoid them now) */
 	for (uint32_t r = 0; r < t->nrouters; r++) {
 		if (!df_part_local(cfg, r))
@@ -494,6 +629,74 @@ out:
 	return rc;
 }
 
+void emu_ctl_peers_settled(struct emu_ctl *c, int yes)
+{
+	if (c != NULL)
+		c->peers_settled = yes;
+}
+
+uint32_t emu_ctl_changes(const struct emu_ctl *c)
+{
+	return c ? c->nchanges : 0;
+}
+
+uint32_t emu_ctl_settled(const struct emu_ctl *c)
+{
+	return c ? c->nsettled : 0;
+}
+
+int emu_ctl_settling(const struct emu_ctl *c)
+{
+	return c != NULL && c->settling != 0;
+}
+
+int emu_ctl_announced(struct emu_ctl *c, int *kind, uint32_t *v, int *op,
+		      char *arg, size_t n)
+{
+	if (c == NULL || c->nann == 0)
+		return 0;
+	*kind = c->ann[0].kind;
+	*v = c->ann[0].n;
+	*op = (int)c->ann[0].op;
+	snprintf(arg, n, "%s", c->ann[0].arg);
+	memmove(&c->ann[0], &c->ann[1], --c->nann * sizeof(c->ann[0]));
+	return 1;
+}
+
+int emu_ctl_follow(struct emu_ctl *c, int kind, uint32_t v, int op,
+		   const char *arg, uint64_t now, char *msg, size_t n)
+{
+	if (c == NULL) {
+		snprintf(msg, n, "no run control (out of memory)");
+		return -1;
+	}
+	if (op < DF_FAULT_DOWN || op > DF_FAULT_UNDRAIN ||
+	    (kind == DP_CHANGE_LOAD) != (op == DF_FAULT_LOAD)) {
+		snprintf(msg, n, "unknown change %d (kind %d)", op, kind);
+		return -1;
+	}
+	if (kind == DP_CHANGE_PREPARE && v != c->run->tb_version + 1) {
+		snprintf(msg, n,
+			 "table version %u announced, this instance is at "
+			 "version %u",
+			 v, c->run->tb_version);
+		return -1;
+	}
+	return apply(c, (enum df_fault_op)op, arg, now, msg, n) ? -1 : 0;
+}
+
+uint32_t emu_ctl_staged(const struct emu_ctl *c)
+{
+	return c != NULL && c->staged.on ? c->staged.version : 0;
+}
+
+uint32_t emu_ctl_prepared(const struct emu_ctl *c)
+{
+	if (c == NULL)
+		return 0;
+	return c->staged.on ? c->staged.version : c->run->tb_version;
+}
+
 int emu_ctl_instance_lost(struct emu_ctl *c, uint32_t j, const char *why,
 			  uint64_t now, char *msg, size_t n)
 {
@@ -501,7 +704,7 @@ int emu_ctl_instance_lost(struct emu_ctl *c, uint32_t j, const char *why,
 		snprintf(msg, n, "%s; no run control (out of memory)", why);
 		return -1;
 	}
-	if (c->settling) {
+	if (c->settling || c->staged.on) {
 		/* only two table versions may have packets in flight
 		 * (faults.h): the caller asks again; packets meanwhile sent
 		 * to it are freed by the bridge, counted as handed to it */
@@ -530,10 +733,14 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 	c->t0 = t0;
 	c->load = pl->cfg.load;
 	c->why_not = df_faults_unsupported(&pl->cfg);
-	if (c->why_not == NULL && pl->cfg.ninst > 1)
-		c->why_not = "link failures and drains are not emulated across "
-			     "instances yet (an instance that is lost takes "
-			     "its links down, README \"Several instances\")";
+	c->role = pl->cfg.ninst <= 1	  ? ROLE_ALONE
+		  : pl->cfg.instance == 0 ? ROLE_LEADER
+					  : ROLE_FOLLOWER;
+	if (c->why_not == NULL && c->role != ROLE_ALONE &&
+	    pl->cfg.algorithm == DF_ALG_OFAR)
+		c->why_not = "OFAR's escape ring is not laid again across "
+			     "instances yet";
+	c->peers_settled = 1;
 	c->snap =
 		calloc((size_t)pl->topo.nrouters * pl->topo.nports * DF_MAX_VC,
 		       sizeof(*c->snap));
@@ -566,6 +773,8 @@ void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
 
 	if (c == NULL)
 		return;
+	if (c->staged.on && c->run->tb_version == c->staged.version)
+		staged_made(c, now);
 	if (c->settling)
 		settle(c, now);
 	while (c->next_event < c->pl->nevents) {
@@ -574,9 +783,13 @@ void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
 		char arg[64];
 		if (now < due)
 			break;
+		if (c->role == ROLE_FOLLOWER)
+			break; /* instance 0 makes them, and says so */
 		/* a scheduled link change waits for the one before to
-		 * settle (a telemetry command is refused instead) */
-		if (ev->op != DF_FAULT_LOAD && c->settling) {
+		 * settle, in every instance (a telemetry command is refused
+		 * instead) */
+		if (ev->op != DF_FAULT_LOAD &&
+		    (c->settling || !c->peers_settled || c->staged.on)) {
 			c->deferred = 1;
 			break;
 		}
@@ -587,20 +800,36 @@ void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
 		else
 			snprintf(arg, sizeof(arg), "r%u.p%u", ev->r, ev->port);
 		if (apply(c, ev->op, arg, now, msg, sizeof(msg)) == 0 &&
-		    c->deferred && c->nlog) {
-			struct df_fault_log *l = &c->log[c->nlog - 1];
-			size_t len = strlen(l->msg);
+		    c->deferred) {
+			/* its log entry: made now, or once made in every
+			 * instance (the staged one) */
+			char *m = c->staged.on ? c->staged.msg
+				  : c->nlog    ? c->log[c->nlog - 1].msg
+					       : NULL;
+			size_t len = m ? strlen(m) : 0,
+			       cap = c->staged.on ? sizeof(c->staged.msg)
+						  : sizeof(c->log[0].msg);
 			pthread_mutex_lock(&active_lock);
-			snprintf(l->msg + len, sizeof(l->msg) - len,
-				 " (due at %.3f s, it waited for the change "
-				 "before to settle)",
-				 (double)(due - c->t0) / c->hz);
+			if (m != NULL)
+				snprintf(m + len, cap - len,
+					 " (due at %.3f s, it waited for the "
+					 "change before to settle)",
+					 (double)(due - c->t0) / c->hz);
 			pthread_mutex_unlock(&active_lock);
 		}
 		c->deferred = 0;
 		c->next_event++;
 	}
-	if (c->req_state == 1) {
+	if (c->req_state == 1 && c->role == ROLE_FOLLOWER) {
+		snprintf(c->req_reply, sizeof(c->req_reply),
+			 "refused: in a partitioned run changes are made on "
+			 "instance 0, which tells the others (this is instance "
+			 "%u)",
+			 c->pl->cfg.instance);
+		c->req_rc = -1;
+		rte_smp_wmb();
+		c->req_state = 2;
+	} else if (c->req_state == 1) {
 		c->req_rc = apply(c, c->req_op, c->req_arg, now, c->req_reply,
 				  sizeof(c->req_reply));
 		rte_smp_wmb();

@@ -32,6 +32,34 @@ void emu_ctl_poll(struct emu_ctl *c, uint64_t now);
  * or -1 when the run cannot go on without it (msg says why). */
 int emu_ctl_instance_lost(struct emu_ctl *c, uint32_t j, const char *why,
 			  uint64_t now, char *msg, size_t n);
+/*
+ * A partitioned run (emu/instances.h): instance 0 makes the changes
+ * ([faults] events, telemetry commands) and the caller announces them; a
+ * table change is prepared (run->tb_next) and made once the bridge
+ * switches to it (worker.h), the next one only once every peer has
+ * settled it (the caller says whether they have). The others prepare
+ * the announced changes in order, and refuse telemetry commands.
+ */
+void emu_ctl_peers_settled(struct emu_ctl *c, int yes);
+/* Table changes (links, drains) made, and of them settled here. */
+uint32_t emu_ctl_changes(const struct emu_ctl *c);
+uint32_t emu_ctl_settled(const struct emu_ctl *c);
+/* Is a table change settling here (the next one must wait)? */
+int emu_ctl_settling(const struct emu_ctl *c);
+/* The table version prepared and not yet in use, or 0. */
+uint32_t emu_ctl_staged(const struct emu_ctl *c);
+/* The last table version prepared here (in use or not). */
+uint32_t emu_ctl_prepared(const struct emu_ctl *c);
+/* Instance 0: the next change to announce (kind: DP_CHANGE_PREPARE with
+ * its table version, or DP_CHANGE_LOAD with its number), operation and
+ * argument: 1, or 0 if none. */
+int emu_ctl_announced(struct emu_ctl *c, int *kind, uint32_t *v, int *op,
+		      char *arg, size_t n);
+/* The others: prepare (or for a load, make) a change instance 0
+ * announced. Returns 0, or -1 with the reason in msg (the instances
+ * would then differ). */
+int emu_ctl_follow(struct emu_ctl *c, int kind, uint32_t v, int op,
+		   const char *arg, uint64_t now, char *msg, size_t n);
 /* After the workers stopped: the log into the report, everything freed. */
 void emu_ctl_finish(struct emu_ctl *c, struct df_report *rep);
 

@@ -887,6 +887,49 @@ static int take_lost(struct emu *e, struct emu_ctl *ctl, uint32_t *todo,
 	return 0;
 }
 
+/*
+ * Run-time changes across instances (emu/control.h). Instance 0, before
+ * its poll (announce = 0): may it make the next table change (every peer
+ * settled the last), and may its bridge commit the one prepared (every
+ * peer prepared it)? After (announce = 1): what it made, to the others.
+ * The others, before: the announced changes in order, a table change
+ * once the one before has settled here. Returns -1 when one cannot be
+ * made here.
+ */
+static int changes_across(struct emu *e, struct emu_ctl *ctl, int announce,
+			  uint64_t now, struct df_report *rep)
+{
+	char arg[64], msg[320];
+	uint32_t v, staged = emu_ctl_staged(ctl);
+	int kind, op;
+
+	if (e->pl->cfg.instance == 0) {
+		if (announce) {
+			while (emu_ctl_announced(ctl, &kind, &v, &op, arg,
+						 sizeof(arg)))
+				emu_inst_announce(e->inst, kind, v, op, arg);
+			return 0;
+		}
+		emu_ctl_peers_settled(
+			ctl, emu_inst_settled(e->inst, emu_ctl_changes(ctl)));
+		if (staged && emu_inst_prepared(e->inst, staged))
+			e->run.tb_commit = staged; /* the bridge sends it */
+		return 0;
+	}
+	while (!announce && !emu_ctl_settling(ctl) && !emu_ctl_staged(ctl) &&
+	       emu_inst_next_change(e->inst, &kind, &v, &op, arg, sizeof(arg)))
+		if (emu_ctl_follow(ctl, kind, v, op, arg, now, msg,
+				   sizeof(msg))) {
+			snprintf(rep->part.lost_peer,
+				 sizeof(rep->part.lost_peer),
+				 "instance 0's change could not be made here: "
+				 "%.100s",
+				 msg);
+			return -1;
+		}
+	return 0;
+}
+
 static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		       struct df_report *rep)
 {
@@ -960,7 +1003,13 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		sleep_ms(e->inst ? 5 : 1);
 		df_capture_drain(e->cap);
 		now = rte_rdtsc();
+		if (e->inst != NULL && changes_across(e, ctl, 0, now, rep)) {
+			phase = "peer lost";
+			break;
+		}
 		emu_ctl_poll(ctl, now);
+		if (e->inst != NULL)
+			changes_across(e, ctl, 1, now, rep);
 		sum_stats(e, &s);
 		if (now >= run->m0 && now < run->m1)
 			phase = "measure";
@@ -972,7 +1021,9 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			 * instance's counters */
 			struct emu_inst_local l = {
 				.s = &s,
-				.gen_stopped = !run->gen_on && all_stopped(e)};
+				.gen_stopped = !run->gen_on && all_stopped(e),
+				.settled = emu_ctl_settled(ctl),
+				.prepared = emu_ctl_prepared(ctl)};
 			uint32_t newly;
 			if (emu_inst_poll(e->inst, &l, now, rep, &newly)) {
 				phase = "peer lost";
@@ -1421,8 +1472,7 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	if (build_ports(&e) || build_capture(&e))
 		goto out;
 	if (pl->cfg.ninst > 1) {
-		e.inst = emu_inst_setup(pl, e.links, e.run.pool, e.hz, err,
-					errlen);
+		e.inst = emu_inst_setup(pl, e.links, &e.run, e.hz, err, errlen);
 		if (e.inst == NULL ||
 		    emu_inst_handshake(e.inst, opt->stop,
 				       opt->quiet ? NULL : stderr, err, errlen))

@@ -22,6 +22,7 @@
 _Static_assert(DF_MAX_INST <= DP_MAX_INSTANCES, "raise DP_MAX_INSTANCES");
 
 #define STATS_EVERY_MS	  5
+#define CHANGES_KEPT	  64
 #define SUMMARY_PER_FRAME 48
 #define LAT_SAMPLES	  32 /* round trips before the latency is taken */
 
@@ -51,6 +52,14 @@ struct emu_inst {
 	int finished;
 	uint64_t (*rrx)[3];  /* [terminal]: delivered elsewhere: cnt, sum, sq */
 	uint32_t newly_lost; /* peers taken as lost since the last poll */
+	/* changes instance 0 announced, not yet made here (a ring of
+	 * CHANGES_KEPT), and the number the next one must have */
+	struct {
+		uint8_t kind, op;
+		uint32_t n;
+		char arg[64];
+	} chq[CHANGES_KEPT];
+	uint32_t chq_head, chq_tail;
 	uint64_t last_poll, resumed; /* the main lcore's own last turns */
 	int excluded_by; /* a peer that took this instance as lost, or -1 */
 };
@@ -251,7 +260,7 @@ static int find_links(struct emu_inst *x)
 }
 
 struct emu_inst *emu_inst_setup(const struct df_plan *pl, struct dp_link *links,
-				struct rte_mempool *pool, double hz, char *err,
+				struct dp_run *run, double hz, char *err,
 				size_t errlen)
 {
 	const struct df_config *c = &pl->cfg;
@@ -266,7 +275,8 @@ struct emu_inst *emu_inst_setup(const struct df_plan *pl, struct dp_link *links,
 	x->b.self = c->instance;
 	x->b.ns_per_tsc = 1e9 / hz;
 	x->b.tsc_per_ns = hz / 1e9;
-	x->b.pool = pool;
+	x->b.pool = run->pool;
+	x->b.run = run;
 	x->b.links = links;
 	for (uint32_t j = 0; j < DP_MAX_INSTANCES; j++) {
 		uint8_t m[6] = {0x02, 0xdf, 0xff, 0xff, 0x00, (uint8_t)j};
@@ -590,6 +600,8 @@ static void local_stats(const struct emu_inst *x,
 			st->lost_mask |= (uint8_t)(1u << j);
 	}
 	st->gen_stopped = (uint8_t)l->gen_stopped;
+	st->settled = l->settled;
+	st->prepared = (uint16_t)l->prepared;
 }
 
 /* The counters of a STATS body between host and network order (the
@@ -606,6 +618,8 @@ static void swap_stats(struct dp_encap_stats *st)
 		v = rte_cpu_to_be_64(v);
 		memcpy(p + i * sizeof(v), &v, sizeof(v));
 	}
+	st->settled = rte_cpu_to_be_32(st->settled);
+	st->prepared = rte_cpu_to_be_16(st->prepared);
 }
 
 /* Take peer j as lost from now: the bridge frees what is for it and
@@ -700,6 +714,23 @@ static void take_ctl(struct emu_inst *x, struct rte_mbuf *m, uint64_t now)
 	case DP_ENCAP_DONE:
 		x->ps[j].done = 1;
 		break;
+	case DP_ENCAP_CHANGE: {
+		const struct dp_encap_change *ch = (const void *)(h + 1);
+		uint32_t k = x->chq_tail % CHANGES_KEPT;
+		/* from instance 0 only, in order (the port keeps it) */
+		if (m->data_len < hl + sizeof(*ch) || j != 0 ||
+		    x->chq_tail - x->chq_head == CHANGES_KEPT) {
+			x->b.bad_frames++;
+			break;
+		}
+		x->chq[k].kind = ch->kind;
+		x->chq[k].op = ch->op;
+		x->chq[k].n = rte_be_to_cpu_32(ch->n);
+		snprintf(x->chq[k].arg, sizeof(x->chq[0].arg), "%.*s",
+			 (int)sizeof(ch->arg), ch->arg);
+		x->chq_tail++;
+		break;
+	}
 	case DP_ENCAP_SUMMARY: {
 		const struct dp_encap_summary *s = (const void *)(h + 1);
 		const char *e = (const char *)(s + 1);
@@ -769,6 +800,70 @@ int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
 		return -1;
 	}
 	return 0;
+}
+
+void emu_inst_announce(struct emu_inst *x, int kind, uint32_t n, int op,
+		       const char *arg)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	for (uint32_t j = 0; j < c->ninst; j++) {
+		struct dp_encap_change *ch;
+		struct rte_mbuf *m;
+		void *body;
+
+		if (j == c->instance || x->ps[j].lost)
+			continue;
+		m = dp_bridge_frame(&x->b, j, DP_ENCAP_CHANGE, sizeof(*ch), 0,
+				    &body);
+		if (m == NULL)
+			continue; /* the peer finds a gap and stops */
+		ch = body;
+		memset(ch, 0, sizeof(*ch));
+		ch->n = rte_cpu_to_be_32(n);
+		ch->op = (uint8_t)op;
+		ch->kind = (uint8_t)kind;
+		snprintf(ch->arg, sizeof(ch->arg), "%s", arg);
+		send_ctl(x, m);
+	}
+}
+
+int emu_inst_next_change(struct emu_inst *x, int *kind, uint32_t *v, int *op,
+			 char *arg, size_t n)
+{
+	uint32_t k = x->chq_head % CHANGES_KEPT;
+
+	if (x->chq_head == x->chq_tail)
+		return 0;
+	*kind = x->chq[k].kind;
+	*v = x->chq[k].n;
+	*op = x->chq[k].op;
+	snprintf(arg, n, "%s", x->chq[k].arg);
+	x->chq_head++;
+	return 1;
+}
+
+int emu_inst_prepared(const struct emu_inst *x, uint32_t v)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != c->instance && !x->ps[j].lost &&
+		    (x->ps[j].st_at == 0 ||
+		     x->ps[j].st.prepared != (uint16_t)v))
+			return 0;
+	return 1;
+}
+
+int emu_inst_settled(const struct emu_inst *x, uint32_t n)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != c->instance && !x->ps[j].lost &&
+		    (x->ps[j].st_at == 0 || x->ps[j].st.settled < n))
+			return 0;
+	return 1;
 }
 
 const char *emu_inst_lost(const struct emu_inst *x, uint32_t j)

@@ -22,9 +22,10 @@
 
 struct emu_inst;
 
-/* The ports to the peers, the bridge and its link lists. */
+/* The ports to the peers, the bridge and its link lists (run: its pool
+ * and table versions). */
 struct emu_inst *emu_inst_setup(const struct df_plan *pl, struct dp_link *links,
-				struct rte_mempool *pool, double hz, char *err,
+				struct dp_run *run, double hz, char *err,
 				size_t errlen);
 void emu_inst_free(struct emu_inst *x);
 struct dp_bridge *emu_inst_bridge(struct emu_inst *x);
@@ -38,6 +39,8 @@ int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
 struct emu_inst_local {
 	const struct dp_stats *s;
 	int gen_stopped;
+	uint32_t settled;  /* table changes made here that have settled */
+	uint32_t prepared; /* the last table version prepared here */
 };
 
 /* Control frames in, counters out (every 5 ms). A peer silent for
@@ -47,6 +50,25 @@ struct emu_inst_local {
  * took this instance as lost (rep->part.lost_peer says which). */
 int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
 		  uint64_t now, struct df_report *rep, uint32_t *newly_lost);
+
+/*
+ * Run-time changes in a partitioned run (emu/control.c, dataplane/encap.h
+ * struct dp_encap_change): instance 0 makes them ([faults] events,
+ * telemetry commands) and announces each: a table change as PREPARE
+ * (version v), a load change as LOAD. The others prepare the same tables
+ * and say so in their STATS; once all have, instance 0 commits (its
+ * bridge: worker.h tb_commit). A table change waits until the one before
+ * has settled in every instance (STATS again).
+ */
+void emu_inst_announce(struct emu_inst *x, int kind, uint32_t n, int op,
+		       const char *arg);
+/* The next change announced and not taken yet: 1, or 0 if none. */
+int emu_inst_next_change(struct emu_inst *x, int *kind, uint32_t *v, int *op,
+			 char *arg, size_t n);
+/* Has every peer left seen n table changes settle? */
+int emu_inst_settled(const struct emu_inst *x, uint32_t n);
+/* Has every peer left prepared table version v? */
+int emu_inst_prepared(const struct emu_inst *x, uint32_t v);
 
 /* How peer j was found lost, or NULL if it was not. */
 const char *emu_inst_lost(const struct emu_inst *x, uint32_t j);

@@ -39,6 +39,7 @@ fi
 #  8 truncated: 10 of the 16 header bytes
 #  9 bad magic
 # 10 DATA cut short in its body
+# 11 CHANGE: PREPARE table version 5, link r2.p5 down
 python3 - "$PCAP" <<'PY'
 import struct, sys
 
@@ -80,13 +81,15 @@ frames = [
         struct.pack(">8Q", 1776, 0, 0, 0, 0, 0, 0, 0) +
         struct.pack(">8Q", 0, 77, 0, 0, 0, 0, 0, 0) +
         struct.pack(">8Q", 66, 0, 0, 0, 0, 0, 0, 0) +
-        struct.pack(">BB6x", 1, 4)),
+        struct.pack(">BBHI", 1, 4, 6, 3)),
     eth(0x88B6, hdr(5, 1, 0, 1), pad=True),
     eth(0x88B6, hdr(6, 1, 0, 1, count=2) + struct.pack(">I", 64) +
         struct.pack(">3Q", 3, 300, 30000) + struct.pack(">3Q", 5, 500, 50001)),
     eth(0x88B6, hdr(1, 0, 1, 9)[:10]),
     eth(0x88B6, hdr(2, 0, 1, 4, magic=0x12345678) + b"\0" * 16, pad=True),
     eth(0x88B6, hdr(1, 0, 1, 10) + b"\0" * 20),
+    eth(0x88B6, hdr(7, 0, 1, 0) +
+        struct.pack(">IBB2x64s", 5, 0, 1, b"r2.p5")),
 ]
 with open(sys.argv[1], "wb") as out:
     out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
@@ -94,7 +97,7 @@ with open(sys.argv[1], "wb") as out:
         out.write(struct.pack("<IIII", 1700000000, i, len(f), len(f)))
         out.write(f)
 PY
-ok $? "pcap with 10 frames written"
+ok $? "pcap with 11 frames written"
 
 TSHARK=tshark
 if [ "$(id -u)" -eq 0 ] &&
@@ -120,6 +123,8 @@ dfemu.credit.vc dfemu.credit.flits dfemu.credit.due_ns dfemu.hello.plan_hash
 dfemu.hello.now_ns dfemu.hello.heard dfemu.stats.injected
 dfemu.stats.delivered dfemu.stats.sent dfemu.stats.crecv
 dfemu.stats.msent dfemu.stats.mrecv dfemu.stats.lost_mask
+dfemu.stats.settled dfemu.stats.prepared dfemu.change.n dfemu.change.op
+dfemu.change.kind dfemu.change.arg
 dfemu.stats.gen_stopped dfemu.summary.first_term dfemu.summary.term
 dfemu.summary.cnt dfemu.summary.sq dfemu.malformed _ws.expert.group
 _ws.col.Info"
@@ -129,8 +134,8 @@ for f in $FIELDS; do E="$E -e $f"; done
 $TSHARK -X "lua_script:$LUA" -r "$PCAP" -T fields -E separator=/t \
 	-E occurrence=a -E aggregator=, $E >"$TMP/f.txt" 2>"$TMP/f.err"
 ok $? "tshark with the dissector exits 0"
-[ "$(wc -l <"$TMP/f.txt")" -eq 10 ]
-ok $? "tshark prints the 10 frames"
+[ "$(wc -l <"$TMP/f.txt")" -eq 11 ]
+ok $? "tshark prints the 11 frames"
 
 # get FRAME FIELD: the FIELD column of FRAME's line (all occurrences,
 # comma-separated)
@@ -152,8 +157,8 @@ is() {
 }
 
 t=""
-for fr in 1 2 3 4 5 6 7 8 9 10; do t="$t$(get $fr dfemu.type) "; done
-[ "$t" = "1 1 2 3 4 5 6   1 " ]
+for fr in 1 2 3 4 5 6 7 8 9 10 11; do t="$t$(get $fr dfemu.type) "; done
+[ "$t" = "1 1 2 3 4 5 6   1 7 " ]
 ok $? "each frame's type is decoded (got '$t')"
 get 3 _ws.col.Info | grep -q '^dfemu CREDIT i1->i0 2 entries$' &&
 	get 4 _ws.col.Info | grep -q '^dfemu HELLO i0->i1' &&
@@ -212,6 +217,13 @@ is 5 dfemu.stats.msent 0,77,0,0,0,0,0,0 "STATS: msent[]"
 is 5 dfemu.stats.mrecv 66,0,0,0,0,0,0,0 "STATS: mrecv[] (the last array)"
 is 5 dfemu.stats.gen_stopped 1 "STATS: gen_stopped"
 is 5 dfemu.stats.lost_mask 0x04 "STATS: lost_mask"
+is 5 dfemu.stats.settled 3 "STATS: settled"
+is 5 dfemu.stats.prepared 6 "STATS: prepared"
+is 11 dfemu.change.n 5 "CHANGE: n"
+is 11 dfemu.change.op 0 "CHANGE: op"
+is 11 dfemu.change.kind 1 "CHANGE: kind"
+is 11 dfemu.change.arg r2.p5 "CHANGE: arg (a NUL-padded string)"
+is 11 _ws.col.Info "dfemu CHANGE i0->i1 PREPARE #5 down r2.p5" "CHANGE: Info column"
 get 5 _ws.col.Info | grep -q 'lost 0x04'
 ok $? "STATS: the Info column names the instances taken as lost"
 

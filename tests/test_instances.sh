@@ -4,8 +4,9 @@
 # every packet and credit accounted for across the boundary, results
 # against a single-instance run of the same network; start order; an
 # instance killed or stalled mid-run (the other goes on without it);
-# three instances, whole and with one killed; a plan mismatch and a
-# missing peer refused.
+# link failures and drains made in both, from [faults] events and
+# telemetry; three instances, whole and with one killed; a plan mismatch,
+# a missing peer and a missing PCI device refused.
 # Usage: tests/test_instances.sh PATH/TO/dfemu [san] (from the repo root);
 # with "san" (a sanitizer build, several times slower) the load is 0.05.
 set -u
@@ -170,7 +171,7 @@ fi
 # (a measurement long enough for wait_phase, a python start per poll, to
 # see it on a busy host; each run its own --file-prefix: one killed leaves
 # its runtime directory behind)
-LOSE="--set partition.peer_timeout_ms=300 --set traffic.measure_ms=1500
+LOSE="--set partition.peer_timeout_ms=300 --set traffic.measure_ms=3000
 	--set routing.algorithm=ugal-l"
 EALK0="--eal --lcores=0@0,1@1 $MEM --file-prefix=dfk0$$"
 EALK1="--eal --lcores=0@1,1@0 $MEM --file-prefix=dfk1$$"
@@ -244,7 +245,89 @@ r1=$?
 	grep -q "instance 0 took this instance as lost" "$TMP/stall-1.log"
 ok $? "instance 1 stopped past the timeout, then continued: instance 0 went on without it (exit $r0), instance 1 learns it was taken as lost and ends (exit $r1)"
 
-# 5. three instances (groups 0-2, 3-5, 6-8), a memif port per pair; two
+# 5. link failures and drains across instances: instance 0 makes the
+# [faults] events, each once the last has settled everywhere, and tells
+# instance 1, which makes them too. r2.p5 is a global link between the
+# two, r20.p2 a local link in instance 1, router 25 in instance 1.
+EV="300:down:r2.p5,500:down:r20.p2,800:up:r2.p5,1000:up:r20.p2"
+EV="$EV,1100:drain:25,1300:undrain:25"
+# shellcheck disable=SC2086
+# (each change takes its check, about 50 ms here and 250 ms in the
+# sanitizer build, in both instances: a 3 s window holds the six)
+pair changes 0 $RUN $PEERS --set traffic.measure_ms=3000 \
+	--set routing.algorithm=ugal-l --set faults.events=$EV
+[ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && accounted changes &&
+	python3 - "$TMP/changes-0.json" "$TMP/changes-1.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ca = [c for c in a["changes"] if c["what"] != "settled"]
+cb = [c for c in b["changes"] if c["what"] != "settled"]
+print("# instance 0 made: %s" % ", ".join(
+    "%s at %.3f s" % (c["what"], c["t_s"]) for c in ca))
+print("# instance 1 made: %s" % ", ".join(
+    "%s at %.3f s" % (c["what"], c["t_s"]) for c in cb))
+want = ["link r2.p5 down", "link r20.p2 down", "link r2.p5 up",
+        "link r20.p2 up", "drain 25", "undrain 25"]
+assert [c["what"] for c in ca] == want and all(c["ok"] for c in ca)
+assert [c["what"] for c in cb] == want and all(c["ok"] for c in cb)
+# the same tables on both sides (the routes that differ, counted alike)
+for x, y in zip(ca, cb):
+    assert x["message"].split("; deadlock")[0] == \
+        y["message"].split("; deadlock")[0], (x, y)
+# each settled in both before the next (6 settle entries each)
+for r in (a, b):
+    assert sum(c["what"] == "settled" for c in r["changes"]) == 6
+PY
+ok $? "[faults] events with a partition: instance 0 makes each once the last has settled in both, instance 1 makes the same changes in the same order with the same tables, both complete, accounted"
+
+# telemetry commands: made on instance 0 and announced, refused on the
+# others (each dpdk-telemetry.py call takes most of a second here: a long
+# window, ended with SIGINT to both)
+EALC0="--eal --lcores=0@0,1@1 $MEM --file-prefix=dfc0$$"
+EALC1="--eal --lcores=0@1,1@0 $MEM --file-prefix=dfc1$$"
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/reference-split.ini --instance 0 $RUN $PEERS \
+	--set traffic.measure_ms=60000 --json "$TMP/tel-0.json" $EALC0 \
+	>"$TMP/tel-0.log" 2>&1 &
+p0=$!
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/reference-split.ini --instance 1 $RUN $PEERS \
+	--set traffic.measure_ms=60000 --json "$TMP/tel-1.json" $EALC1 \
+	>"$TMP/tel-1.log" 2>&1 &
+p1=$!
+PIDS="$PIDS $p0 $p1"
+tel() { # PREFIX COMMAND
+	echo "$2" | dpdk-telemetry.py -f "$1" 2>/dev/null | tail -1
+}
+# COMMAND on PREFIX again until its answer (in $TMP/t) has PATTERN, at
+# most 50 times
+until_tel() { # PREFIX COMMAND PATTERN
+	i=0
+	until tel "$1" "$2" >"$TMP/t" && grep -q "$3" "$TMP/t"; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || return 1
+		sleep 0.1
+	done
+}
+wait_phase "dfc0$$" measure && wait_phase "dfc1$$" measure
+tel "dfc1$$" /dfemu/link_down,r2.p6 >"$TMP/t1"
+grep -q "changes are made on instance 0" "$TMP/t1"
+ok $? "/dfemu/link_down on instance 1: refused, changes are made on instance 0"
+tel "dfc0$$" /dfemu/link_down,r2.p6 >"$TMP/t2"
+grep -q '"result": "done"' "$TMP/t2" &&
+	until_tel "dfc1$$" /dfemu/changes "link r2.p6 down" &&
+	until_tel "dfc0$$" /dfemu/link_up,r2.p6 '"result": "done"' &&
+	until_tel "dfc1$$" /dfemu/changes "link r2.p6 up"
+ok $? "/dfemu/link_down and link_up on instance 0: made there, and by instance 1 as announced"
+kill -INT $p0 $p1
+wait $p0
+r0=$?
+wait $p1
+r1=$?
+[ $r0 -eq 0 ] && [ $r1 -eq 0 ] && accounted tel
+ok $? "both end on SIGINT after the commands, accounted"
+
+# 6. three instances (groups 0-2, 3-5, 6-8), a memif port per pair; two
 # vCPUs for three polling workers, so a low load (README)
 L3=0.01
 [ "${2:-}" = san ] && L3=0.005
@@ -304,7 +387,7 @@ for (i, j), q in peer.items():
 print("# three instances: %d packets injected, every pair's counts agree" % tot)
 PY
 ok $? "three instances over three memif pairs: all complete, every packet and credit of the network accounted for, each pair's sent = received both ways"
-three lost 2 --set traffic.measure_ms=1500
+three lost 2 --set traffic.measure_ms=3000
 [ "$t0" -eq 4 ] && [ "$t1" -eq 4 ] &&
 	python3 - "$TMP"/lost-0.json "$TMP"/lost-1.json <<'PY'
 import json, sys
@@ -322,7 +405,7 @@ assert na == nb, (na, nb)
 PY
 ok $? "three instances, instance 2 killed: 0 and 1 both take it as lost, go on, exit 4, and agree on the accounting of the network left"
 
-# 6. refusals: another plan; a peer that never comes
+# 7. refusals: another plan; a peer that never comes
 # shellcheck disable=SC2086
 "$DFEMU" --config configs/reference-split.ini --instance 1 $RUN $PEERS \
 	--set partition.wait_ms=3000 $EAL1 >"$TMP/plan-1.log" 2>&1 &

@@ -11,6 +11,7 @@
 --   STATS    struct dp_encap_stats (456 bytes, DP_MAX_INSTANCES = 8)
 --   DONE     no body
 --   SUMMARY  struct dp_encap_summary (4 bytes), then count x 3 u64
+--   CHANGE   struct dp_encap_change (72 bytes)
 --
 -- Usage, for one run:
 --   tshark -X lua_script:tools/dfemu.lua -r file.pcap
@@ -36,8 +37,10 @@ local HELLO_LEN = 40
 local STATS_LEN = 8 * 8 + 6 * MAX_INSTANCES * 8 + 8
 local SUMMARY_LEN = 4
 local SUMMARY_ENTRY_LEN = 24
+local CHANGE_LEN = 72
 
-local T_DATA, T_CREDIT, T_HELLO, T_STATS, T_DONE, T_SUMMARY = 1, 2, 3, 4, 5, 6
+local T_DATA, T_CREDIT, T_HELLO, T_STATS, T_DONE, T_SUMMARY, T_CHANGE =
+	1, 2, 3, 4, 5, 6, 7
 
 local type_names = {
 	[T_DATA] = "DATA",
@@ -46,7 +49,14 @@ local type_names = {
 	[T_STATS] = "STATS",
 	[T_DONE] = "DONE",
 	[T_SUMMARY] = "SUMMARY",
+	[T_CHANGE] = "CHANGE",
 }
+
+-- control/faults.h enum df_fault_op, encap.h enum dp_change_kind
+local change_ops = {
+	[0] = "down", [1] = "up", [2] = "load", [3] = "drain", [4] = "undrain",
+}
+local change_kinds = { [1] = "PREPARE", [2] = "COMMIT", [3] = "LOAD" }
 
 -- dataplane/packet.h DP_PKT_*
 local flag_bits = {
@@ -95,7 +105,7 @@ for _, b in ipairs(flag_bits) do
 	field("data.flags." .. b[2], ProtoField.bool, b[3], 8, nil, b[1])
 end
 field("data.esc_n", ProtoField.uint8, "Escape-ring entries", base.DEC)
-field("data.pad", ProtoField.uint8, "Padding", base.HEX)
+field("data.tbv", ProtoField.uint8, "Table version (mod 256)", base.DEC)
 field("data.lmis_grp", ProtoField.uint16, "Last local misroute group + 1",
 	base.DEC)
 
@@ -141,7 +151,15 @@ for _, s in ipairs(stats_arrays) do
 end
 field("stats.gen_stopped", ProtoField.uint8, "Generation stopped", base.DEC)
 field("stats.lost_mask", ProtoField.uint8, "Instances taken as lost", base.HEX)
-field("stats.pad", ProtoField.bytes, "Padding")
+field("stats.prepared", ProtoField.uint16, "Table version prepared", base.DEC)
+field("stats.settled", ProtoField.uint32, "Table changes settled", base.DEC)
+
+-- struct dp_encap_change
+field("change.n", ProtoField.uint32, "Table version or load change number",
+	base.DEC)
+field("change.op", ProtoField.uint8, "Operation", base.DEC, change_ops)
+field("change.kind", ProtoField.uint8, "Kind", base.DEC, change_kinds)
+field("change.arg", ProtoField.string, "Argument")
 
 -- struct dp_encap_summary and its entries
 field("summary.first_term", ProtoField.uint32, "First terminal", base.DEC)
@@ -219,7 +237,7 @@ local function dissect_data(tvb, pinfo, root, tree, info, off)
 		ft:add(f["data.flags." .. b[2]], r(41, 1))
 	end
 	st:add(f["data.esc_n"], r(42, 1))
-	st:add(f["data.pad"], r(43, 1))
+	st:add(f["data.tbv"], r(43, 1))
 	st:add(f["data.lmis_grp"], r(44, 2))
 
 	info = string.format("%s link %u vc%u src t%u dst t%u", info,
@@ -298,13 +316,38 @@ local function dissect_stats(tvb, pinfo, tree, info, off)
 	end
 	st:add(f["stats.gen_stopped"], tvb(o, 1))
 	st:add(f["stats.lost_mask"], tvb(o + 1, 1))
-	st:add(f["stats.pad"], tvb(o + 2, 6))
+	st:add(f["stats.prepared"], tvb(o + 2, 2))
+	st:add(f["stats.settled"], tvb(o + 4, 4))
 	info = string.format("%s injected %s delivered %s%s%s", info,
 		tostring(tvb(off, 8):uint64()), tostring(tvb(off + 8, 8):uint64()),
 		tvb(o, 1):uint() ~= 0 and " gen_stopped" or "",
 		tvb(o + 1, 1):uint() ~= 0 and
 			string.format(" lost 0x%02x", tvb(o + 1, 1):uint()) or "")
 	return info, off + STATS_LEN
+end
+
+local function dissect_change(tvb, pinfo, tree, info, off)
+	if not need(tvb, tree, pinfo, info, off, CHANGE_LEN, "CHANGE body") then
+		return nil
+	end
+	local st = tree:add(tvb(off, CHANGE_LEN), "CHANGE body")
+	local op = tvb(off + 4, 1):uint()
+	local kind = tvb(off + 5, 1):uint()
+	local arg = tvb(off + 8, 64):stringz()
+	st:add(f["change.n"], tvb(off, 4))
+	st:add(f["change.op"], tvb(off + 4, 1))
+	st:add(f["change.kind"], tvb(off + 5, 1))
+	st:add(f["change.arg"], tvb(off + 8, 64), arg)
+	if kind == 2 then
+		info = string.format("%s COMMIT version %u", info,
+			tvb(off, 4):uint())
+	else
+		info = string.format("%s %s #%u %s %s", info,
+			change_kinds[kind] or string.format("kind %u", kind),
+			tvb(off, 4):uint(),
+			change_ops[op] or string.format("op %u", op), arg)
+	end
+	return info, off + CHANGE_LEN
 end
 
 local function dissect_summary(tvb, pinfo, tree, info, off, count)
@@ -395,6 +438,8 @@ function p.dissector(tvb, pinfo, root)
 		newinfo, done = info, off
 	elseif ty == T_SUMMARY then
 		newinfo, done = dissect_summary(tvb, pinfo, tree, info, off, count)
+	elseif ty == T_CHANGE then
+		newinfo, done = dissect_change(tvb, pinfo, tree, info, off)
 	else
 		tree:add_proto_expert_info(ef_type, string.format(
 			"unknown type %u", ty))
