@@ -483,8 +483,8 @@ unsigned dp_bridge_step(struct dp_bridge *b, uint64_t now)
 	unsigned work;
 	struct rte_mbuf *m;
 
-	if (unlikely(b->run->tb_commit != b->run->tb_version))
-		commit(b);
+	if (unlikely(b->self == 0 && b->run->tb_commit != b->run->tb_version))
+		commit(b); /* only instance 0 commits */
 	work = receive(b, now);
 	work += send_data(b, now);
 	work += send_credits(b, now);
