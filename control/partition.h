@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "wiring.h"
 
 /* A [partition] key other than instances/instance: 0 with the instance
  * (and peer, or UINT32_MAX for iN) it names, or -1. */
@@ -48,6 +49,21 @@ static inline uint32_t df_part_of_group(const struct df_config *c, uint32_t G)
 static inline int df_part_local(const struct df_config *c, uint32_t r)
 {
 	return c->ninst <= 1 || df_part_of_group(c, r / c->a) == c->instance;
+}
+
+/* The instance at the far end of router r's port k when that port is a
+ * link from this instance to another (its global links that cross), or
+ * -1. */
+static inline int df_part_crossing(const struct df_config *c,
+				   const struct df_topo *t, uint32_t r,
+				   uint32_t k)
+{
+	uint32_t peer = t->ports[r * t->nports + k].peer;
+
+	if (k < t->p || peer == DF_NO_PEER || !df_part_local(c, r) ||
+	    df_part_local(c, peer))
+		return -1;
+	return (int)df_part_of_group(c, peer / t->a);
 }
 
 #endif

@@ -3,6 +3,7 @@
  * The bridge between dfemu instances (bridge.h): DATA and CREDIT frames
  * out of the links that cross to a peer and back into them.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -74,6 +75,26 @@ struct rte_mbuf *dp_bridge_frame(struct dp_bridge *b, uint32_t peer,
 	}
 	put_hdr(b, peer, p, type, count);
 	*body = p + hl;
+	return m;
+}
+
+struct rte_mbuf *dp_bridge_change(struct dp_bridge *b, uint32_t peer,
+				  enum dp_change_kind kind, uint32_t n,
+				  uint8_t op, const char *arg)
+{
+	struct dp_encap_change *ch;
+	void *body;
+	struct rte_mbuf *m = dp_bridge_frame(b, peer, DP_ENCAP_CHANGE,
+					     sizeof(*ch), 0, &body);
+
+	if (m == NULL)
+		return NULL;
+	ch = body;
+	memset(ch, 0, sizeof(*ch));
+	ch->n = rte_cpu_to_be_32(n);
+	ch->op = op;
+	ch->kind = (uint8_t)kind;
+	snprintf(ch->arg, sizeof(ch->arg), "%s", arg);
 	return m;
 }
 
@@ -207,20 +228,14 @@ static void commit(struct dp_bridge *b)
 	if (run->tb_commit != run->tb_version + 1 || run->tb_next == NULL)
 		return;
 	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++) {
-		struct dp_encap_change *ch;
 		struct rte_mbuf *m;
-		void *body;
 
 		if (!b->peer[peer].used || b->peer[peer].lost)
 			continue;
-		m = dp_bridge_frame(b, peer, DP_ENCAP_CHANGE, sizeof(*ch), 0,
-				    &body);
+		m = dp_bridge_change(b, peer, DP_CHANGE_COMMIT, run->tb_commit,
+				     0, "");
 		if (m == NULL)
 			return; /* no mbuf now: the next sweep */
-		ch = body;
-		memset(ch, 0, sizeof(*ch));
-		ch->n = rte_cpu_to_be_32(run->tb_commit);
-		ch->kind = DP_CHANGE_COMMIT;
 		dp_bridge_send(b, peer, &m, 1);
 	}
 	switch_tables(b);
@@ -422,6 +437,22 @@ out:
 	rte_pktmbuf_free(m);
 }
 
+/* A COMMIT (instance 0's bridge switched to table version n): the same
+ * here, now. Returns 0 for another CHANGE, which the main lcore takes. */
+static int take_commit(struct dp_bridge *b, const struct dp_encap_hdr *h,
+		       const struct rte_mbuf *m)
+{
+	const struct dp_encap_change *ch = (const void *)(h + 1);
+
+	if (m->data_len <
+		    sizeof(struct rte_ether_hdr) + sizeof(*h) + sizeof(*ch) ||
+	    ch->kind != DP_CHANGE_COMMIT)
+		return 0;
+	if (rte_be_to_cpu_32(ch->n) == b->run->tb_version + 1)
+		switch_tables(b);
+	return 1;
+}
+
 static void handle(struct dp_bridge *b, struct rte_mbuf *m, uint64_t now)
 {
 	const struct dp_encap_hdr *h = dp_bridge_hdr(b, m);
@@ -437,14 +468,7 @@ static void handle(struct dp_bridge *b, struct rte_mbuf *m, uint64_t now)
 		take_data(b, h, m, now);
 	} else if (h->type == DP_ENCAP_CREDIT) {
 		take_credits(b, h, m, now);
-	} else if (h->type == DP_ENCAP_CHANGE &&
-		   m->data_len >= sizeof(struct rte_ether_hdr) + sizeof(*h) +
-					  sizeof(struct dp_encap_change) &&
-		   ((const struct dp_encap_change *)(h + 1))->kind ==
-			   DP_CHANGE_COMMIT) {
-		const struct dp_encap_change *ch = (const void *)(h + 1);
-		if (rte_be_to_cpu_32(ch->n) == b->run->tb_version + 1)
-			switch_tables(b);
+	} else if (h->type == DP_ENCAP_CHANGE && take_commit(b, h, m)) {
 		rte_pktmbuf_free(m);
 	} else if (rte_ring_sp_enqueue(b->ctl_rx, m) != 0) {
 		b->bad_frames++; /* main is far behind */

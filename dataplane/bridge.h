@@ -87,6 +87,12 @@ struct rte_mbuf *dp_bridge_frame(struct dp_bridge *b, uint32_t peer,
 				 enum dp_encap_type type, uint32_t len,
 				 uint16_t count, void **body);
 
+/* A CHANGE frame to peer (struct dp_encap_change: kind, table version
+ * or load change number n, operation, argument); NULL if no mbuf. */
+struct rte_mbuf *dp_bridge_change(struct dp_bridge *b, uint32_t peer,
+				  enum dp_change_kind kind, uint32_t n,
+				  uint8_t op, const char *arg);
+
 /* The dfemu header of a frame, or NULL if it is not one for us (the
  * outer Ethernet checked, the frame long enough for the header). */
 const struct dp_encap_hdr *dp_bridge_hdr(const struct dp_bridge *b,

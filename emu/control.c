@@ -245,6 +245,26 @@ static int can_change(struct emu_ctl *c, uint64_t now, char *msg, size_t n)
 	return 0;
 }
 
+/* Room for one more table version, kept until the end of the run; NULL
+ * when out of memory. */
+static struct df_tables *new_version(struct emu_ctl *c)
+{
+	struct df_tables *nt = calloc(1, sizeof(*nt));
+
+	if (nt == NULL || keep_version(c, nt)) {
+		free(nt);
+		return NULL;
+	}
+	return nt;
+}
+
+/* The last version from new_version could not be built: dropped. */
+static void drop_version(struct emu_ctl *c, struct df_tables *nt)
+{
+	c->nversions--;
+	free(nt);
+}
+
 /* A new table version, kept until the end of the run (a packet may still
  * read the one before while the next is swapped in); NULL if the tables
  * cannot change now (msg says why). */
@@ -255,12 +275,9 @@ static struct df_tables *next_version(struct emu_ctl *c, uint64_t now,
 
 	if (can_change(c, now, msg, n))
 		return NULL;
-	nt = calloc(1, sizeof(*nt));
-	if (nt == NULL || keep_version(c, nt)) {
-		free(nt);
+	nt = new_version(c);
+	if (nt == NULL)
 		snprintf(msg, n, "refused: out of memory");
-		return NULL;
-	}
 	return nt;
 }
 
@@ -268,8 +285,7 @@ static struct df_tables *next_version(struct emu_ctl *c, uint64_t now,
 static int refuse(struct emu_ctl *c, struct df_tables *nt, const char *why,
 		  char *msg, size_t n)
 {
-	c->nversions--;
-	free(nt);
+	drop_version(c, nt);
 	snprintf(msg, n, "refused: %.300s", why);
 	return -1;
 }
@@ -582,29 +598,22 @@ static int lose(struct emu_ctl *c, uint32_t j, const char *why, uint64_t now,
 		snprintf(msg, n, "%s; %.300s", why, why2);
 		goto out;
 	}
-	nt = calloc(1, sizeof(*nt));
-	if (nt == NULL || keep_version(c, nt)) {
-		free(nt);
+	nt = new_version(c);
+	if (nt == NULL) {
 		snprintf(msg, n, "%s; out of memory", why);
 		goto out;
 	}
 	if (df_faults_lose(&c->f, lo, hi, nt, why2, sizeof(why2))) {
-		c->nversions--;
-		free(nt);
+		drop_version(c, nt);
 		snprintf(msg, n, "%s; the run cannot go on without it: %.300s",
 			 why, why2);
 		goto out;
 	}
 	install(c, nt, now, 0); /* each instance makes this one itself */
 	/* then the links here that go to it (the tables avoid them now) */
-	for (uint32_t r = 0; r < t->nrouters; r++) {
-		if (!df_part_local(cfg, r))
-			continue;
+	for (uint32_t r = 0; r < t->nrouters; r++)
 		for (uint32_t k = t->p; k < t->nports; k++) {
-			const struct df_port_info *pi =
-				&t->ports[r * t->nports + k];
-			if (pi->peer == DF_NO_PEER || pi->peer < lo ||
-			    pi->peer >= hi)
+			if (df_part_crossing(cfg, t, r, k) != (int)j)
 				continue;
 			c->routers[r]->port[k].out->down = 1;
 			if (nlinks++ < 6 && used < sizeof(links))
@@ -613,7 +622,6 @@ static int lose(struct emu_ctl *c, uint32_t j, const char *why, uint64_t now,
 					"%sr%u.p%u", nlinks > 1 ? ", " : "", r,
 					k);
 		}
-	}
 	snprintf(msg, n,
 		 "%s; its routers %u..%u out of the tables, its %u links to "
 		 "this instance down (%s%s); %llu of %llu router-pair routes "

@@ -81,10 +81,9 @@ struct df_report {
 	int credits_conserved;
 	char credit_issue[256];
 	int exactly_once;
-	/* with an instance lost: what it delivered is unknown, so the check
-	 * is "at most once" by count (exactly_once holds its result), and
-	 * the credits of the links to it are not checked */
-	int delivery_partial;
+	/* with an instance lost (part.nlost): what it delivered is unknown,
+	 * so the check is "at most once" by count (exactly_once holds its
+	 * result), and the credits of the links to it are not checked */
 	uint32_t credit_links_unchecked;
 	uint64_t corrupt, enq_fail;
 	int drained;	 /* every measured packet arrived before the timeout */

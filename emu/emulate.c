@@ -1106,16 +1106,6 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 	}
 }
 
-/* Is router r in an instance taken as lost? */
-static int router_lost(const struct emu *e, uint32_t r)
-{
-	const struct df_config *c = &e->pl->cfg;
-
-	return e->inst != NULL &&
-	       emu_inst_lost(e->inst, df_part_of_group(c, r / e->pl->topo.a)) !=
-		       NULL;
-}
-
 static void check_credits(const struct emu *e, struct df_report *rep)
 {
 	const struct df_topo *t = &e->pl->topo;
@@ -1124,12 +1114,11 @@ static void check_credits(const struct emu *e, struct df_report *rep)
 	for (uint32_t r = 0; r < t->nrouters && rep->credits_conserved; r++)
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct dp_port *p = &e->routers[r]->port[k];
-			uint32_t peer = t->ports[r * t->nports + k].peer;
+			int j = df_part_crossing(&e->pl->cfg, t, r, k);
 			/* a link to a lost instance: the credits of what
 			 * went there never come back */
-			int unchecked = k >= t->p && peer != DF_NO_PEER &&
-					df_part_local(&e->pl->cfg, r) &&
-					router_lost(e, peer);
+			int unchecked = j >= 0 && e->inst != NULL &&
+					emu_inst_lost(e->inst, (uint32_t)j);
 			rep->credit_links_unchecked += (uint32_t)unchecked;
 			for (uint32_t v = 0; v < p->nvc; v++)
 				if ((p->credits[v] != p->credit_full[v] &&
@@ -1167,9 +1156,6 @@ static void check_delivery(const struct emu *e, struct df_report *rep)
 	uint32_t nt = e->pl->topo.nterms;
 
 	rep->exactly_once = 1;
-	for (uint32_t j = 0; e->inst != NULL && j < e->pl->cfg.ninst; j++)
-		if (emu_inst_lost(e->inst, j) != NULL)
-			rep->delivery_partial = 1;
 	for (uint32_t i = 0; i < nt; i++) {
 		unsigned __int128 n = e->terms[i]->seq;
 		uint64_t cnt = 0, sum = 0, sq = 0;
@@ -1185,7 +1171,7 @@ static void check_delivery(const struct emu *e, struct df_report *rep)
 		uint64_t esum = (uint64_t)(n * (n - (n > 0)) / 2);
 		uint64_t esq =
 			n ? (uint64_t)((n - 1) * n * (2 * n - 1) / 6) : 0;
-		if (rep->delivery_partial) {
+		if (rep->part.nlost) { /* emu_inst_report set it */
 			/* a lost instance took what it delivered with it */
 			if (cnt > (uint64_t)n)
 				rep->exactly_once = 0;

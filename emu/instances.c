@@ -237,17 +237,14 @@ static int find_links(struct emu_inst *x)
 	b->role = calloc(b->nlinks, 1);
 	if (!b->out || !b->in || !b->peer_of || !b->role)
 		return -1;
-	for (uint32_t r = 0; r < t->nrouters; r++) {
-		if (!df_part_local(c, r))
-			continue;
+	for (uint32_t r = 0; r < t->nrouters; r++)
 		for (uint32_t k = t->p; k < t->nports; k++) {
 			const struct df_port_info *pi =
 				&t->ports[r * t->nports + k];
-			uint32_t o = r * t->nports + k, i, j;
-			if (pi->peer == DF_NO_PEER ||
-			    df_part_local(c, pi->peer))
+			uint32_t o = r * t->nports + k, i;
+			int j = df_part_crossing(c, t, r, k);
+			if (j < 0)
 				continue;
-			j = df_part_of_group(c, pi->peer / t->a);
 			i = pi->peer * t->nports + pi->peer_port;
 			b->out[b->nout++] = o;
 			b->in[b->nin++] = i;
@@ -255,7 +252,6 @@ static int find_links(struct emu_inst *x)
 			b->role[o] = DP_LINK_OUT;
 			b->role[i] = DP_LINK_IN;
 		}
-	}
 	return 0;
 }
 
@@ -675,9 +671,9 @@ static void send_stats(struct emu_inst *x, const struct emu_inst_local *l)
 	for (uint32_t j = 0; j < c->ninst; j++) {
 		void *body;
 		struct rte_mbuf *m;
+		/* a lost peer too: it may only have stalled */
 		if (j == c->instance)
-			continue; /* a lost peer too: it may only have stalled
-				   */
+			continue;
 		m = dp_bridge_frame(&x->b, j, DP_ENCAP_STATS, sizeof(st), 0,
 				    &body);
 		if (m != NULL)
@@ -807,25 +803,11 @@ void emu_inst_announce(struct emu_inst *x, int kind, uint32_t n, int op,
 {
 	const struct df_config *c = &x->pl->cfg;
 
-	for (uint32_t j = 0; j < c->ninst; j++) {
-		struct dp_encap_change *ch;
-		struct rte_mbuf *m;
-		void *body;
-
-		if (j == c->instance || x->ps[j].lost)
-			continue;
-		m = dp_bridge_frame(&x->b, j, DP_ENCAP_CHANGE, sizeof(*ch), 0,
-				    &body);
-		if (m == NULL)
-			continue; /* the peer finds a gap and stops */
-		ch = body;
-		memset(ch, 0, sizeof(*ch));
-		ch->n = rte_cpu_to_be_32(n);
-		ch->op = (uint8_t)op;
-		ch->kind = (uint8_t)kind;
-		snprintf(ch->arg, sizeof(ch->arg), "%s", arg);
-		send_ctl(x, m);
-	}
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != c->instance && !x->ps[j].lost)
+			send_ctl(x, dp_bridge_change(&x->b, j,
+						     (enum dp_change_kind)kind,
+						     n, (uint8_t)op, arg));
 }
 
 int emu_inst_next_change(struct emu_inst *x, int *kind, uint32_t *v, int *op,

@@ -338,7 +338,7 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		fprintf(f, " (not checked on the %u links to lost instances)",
 			r->credit_links_unchecked);
 	fprintf(f, "\n");
-	if (r->delivery_partial)
+	if (r->part.nlost)
 		fprintf(f,
 			"  %-22s %s (exactly once cannot be checked: a lost "
 			"instance took what it delivered with it)\n",
@@ -691,7 +691,7 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		df_json_str(f, r->credit_issue);
 		fprintf(f, ",\n");
 	}
-	if (r->delivery_partial) /* not checkable: an instance was lost */
+	if (r->part.nlost) /* not checkable: an instance was lost */
 		fprintf(f,
 			"  \"exactly_once\": null,\n  \"at_most_once\": %s,\n",
 			r->exactly_once ? "true" : "false");
