@@ -763,11 +763,11 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 			AT("topology", "n"), c->k, c->n);
 		return -1;
 	}
-	if (radix > 32) {
+	if (radix > DF_MAX_RADIX) {
 		fmt_err(err, n,
 			"%s: [topology] a %u-ary %u-flat needs routers of "
-			"radix n(k-1)+1 = %u; at most 32 are supported",
-			AT("topology", "k"), c->k, c->n, radix);
+			"radix n(k-1)+1 = %u; at most %d are supported",
+			AT("topology", "k"), c->k, c->n, radix, DF_MAX_RADIX);
 		return -1;
 	}
 	if (c->algorithm != DF_ALG_MIN && c->algorithm != DF_ALG_VAL &&
@@ -846,12 +846,12 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 			AT("topology", "arrangement"), c->h);
 		return -1;
 	}
-	if (radix > 32) {
+	if (radix > DF_MAX_RADIX) {
 		fmt_err(err, n,
 			"%s: [topology] router radix p+a-1+h = %u+%u+%u = %u "
-			"exceeds the supported 32 ports (p from %s, a from "
+			"exceeds the supported %d ports (p from %s, a from "
 			"%s, h from %s)",
-			c->path, c->p, c->a - 1, c->h, radix,
+			c->path, c->p, c->a - 1, c->h, radix, DF_MAX_RADIX,
 			AT("topology", "p"), AT("topology", "a"),
 			AT("topology", "h"));
 		return -1;

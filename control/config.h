@@ -68,8 +68,9 @@ enum df_process {
 		2, /* always a packet waiting: benchmarks, overload */
 };
 
-#define DF_MAX_VC   4
-#define DF_MAX_INST 8 /* [partition] instances */
+#define DF_MAX_VC    4
+#define DF_MAX_RADIX 64 /* router ports ([DF] §2: radix-64 routers) */
+#define DF_MAX_INST  8	/* [partition] instances */
 
 /* Steady state (load sweeps) or a fixed amount of traffic ([OC] §V). */
 enum df_mode {

@@ -241,6 +241,34 @@ static void commit(struct dp_bridge *b)
 	switch_tables(b);
 }
 
+/* Up to a burst of the packets that left on l, due or not (the peer
+ * releases them when due). */
+static uint32_t take_departed(struct dp_link *l, struct rte_mbuf **m)
+{
+	const struct dp_flight *f;
+	uint32_t n = 0;
+
+	while (n < DP_BRIDGE_BURST && (f = dp_link_peek(l)) != NULL) {
+		m[n++] = f->m;
+		dp_link_pop(l);
+	}
+	return n;
+}
+
+/* Up to max of the credits returned on l, due or not. */
+static uint32_t take_returned(struct dp_link *l, struct dp_credit *c,
+			      uint32_t max)
+{
+	const struct dp_credit *h;
+	uint32_t n = 0;
+
+	while (n < max && (h = dp_link_credit_peek(l)) != NULL) {
+		c[n++] = *h;
+		dp_link_credit_pop(l);
+	}
+	return n;
+}
+
 /* Packets that left toward peers: off their links, onto the ports. */
 static unsigned send_data(struct dp_bridge *b, uint64_t now)
 {
@@ -253,8 +281,7 @@ static unsigned send_data(struct dp_bridge *b, uint64_t now)
 
 		if (p->npend && !p->lost) /* the port is behind: wait */
 			continue;
-		n = rte_ring_sc_dequeue_burst(b->links[li].pkts, (void **)m,
-					      DP_BRIDGE_BURST, NULL);
+		n = take_departed(&b->links[li], m);
 		for (uint32_t j = 0; j < n; j++)
 			if (encap_data(b, li, m[j], now) == 0)
 				m[k++] = m[j];
@@ -308,7 +335,7 @@ static unsigned send_credits(struct dp_bridge *b, uint64_t now)
 
 		if ((p->npend && !p->lost) ||
 		    cf.cnt[peer] == CREDITS_PER_FRAME ||
-		    rte_ring_count(b->links[li].credits) == 0)
+		    dp_link_credit_peek(&b->links[li]) == NULL)
 			continue;
 		if (cf.f[peer] == NULL) {
 			cf.f[peer] = dp_bridge_frame(
@@ -323,8 +350,7 @@ static unsigned send_credits(struct dp_bridge *b, uint64_t now)
 		n = CREDITS_PER_FRAME - cf.cnt[peer];
 		if (n > DP_BRIDGE_BURST)
 			n = DP_BRIDGE_BURST;
-		n = rte_ring_sc_dequeue_burst_elem(b->links[li].credits, c,
-						   sizeof(c[0]), n, NULL);
+		n = take_returned(&b->links[li], c, n);
 		for (uint32_t j = 0; j < n; j++) {
 			struct dp_encap_credit *e =
 				&cf.body[peer][cf.cnt[peer]++];
@@ -393,7 +419,7 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	rte_pktmbuf_adj(m, DATA_HDR);
 	p->recv++;
 	p->mrecv += (pk->flags & DP_PKT_MEASURED) != 0;
-	if (unlikely(rte_ring_sp_enqueue(b->links[li].pkts, m) != 0)) {
+	if (unlikely(dp_link_push(&b->links[li], m, pk->due_tsc) != 0)) {
 		/* the ring holds the link's whole buffer: cannot happen
 		 * unless the peer ignores credits; counted, never silent */
 		b->enq_fail++;

@@ -34,17 +34,17 @@ static inline void dp_credit_hold(struct dp_router *r, struct dp_port *ip,
 	c->due = rel;
 	c->vc = vc;
 	c->flits = flits;
-	r->dq_ports |= 1u << k;
+	r->dq_ports |= 1ULL << k;
 }
 
 /* Send the held credits whose release time has come; each goes upstream
  * stamped with its release time, not with now. */
 static inline void dp_credit_release(struct dp_router *r, uint64_t now)
 {
-	uint32_t ports = r->dq_ports;
+	uint64_t ports = r->dq_ports;
 
 	while (ports) {
-		uint32_t k = __builtin_ctz(ports), pending = 0;
+		uint32_t k = __builtin_ctzll(ports), pending = 0;
 		struct dp_port *ip = &r->port[k];
 
 		ports &= ports - 1;
@@ -66,7 +66,7 @@ static inline void dp_credit_release(struct dp_router *r, uint64_t now)
 			}
 		}
 		if (!pending)
-			r->dq_ports &= ~(1u << k);
+			r->dq_ports &= ~(1ULL << k);
 	}
 }
 

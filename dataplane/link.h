@@ -3,19 +3,31 @@
 #define DP_LINK_H
 
 /*
- * A directed link (DESIGN.md §3): a single-producer/single-consumer rte_ring
- * used as a FIFO delay line plus the sender's serializer. A departing
- * packet starts when the serializer is free and the packet is ready,
- * finishes size/bandwidth later and is due at the far end one latency
- * after that; the receiver releases it once due. Credits travel on a second
- * SP/SC ring the other way, each message due one credit latency after the
- * buffer space was freed.
+ * A directed link: a FIFO delay line plus the sender's serializer. A departing
+ * packet starts when the serializer is free and the packet is ready, finishes
+ * size/bandwidth later and is due at the far end one latency after that; the
+ * receiver releases it once due. Credits travel on a second FIFO the other way,
+ * each message due one credit latency after the buffer space was freed.
+ *
+ * The two FIFOs are dfemu's own single-producer/single-consumer queues,
+ * not rte_rings: every rte_ring is a memzone and DPDK 22.11 allows 2560 of
+ * them (RTE_MAX_MEMZONE), which a 1,056-terminal dragonfly's 5,000 rings
+ * already exceed; and a slot carries the due time beside the mbuf, so a
+ * receiver polling a link whose packet is not due yet reads the FIFO's
+ * own cache line, not the mbuf. Each end writes only its own cache line
+ * (sender: packets' tail, credits' head; receiver: the converse) and
+ * publishes its index with a release store that the other end reads with
+ * an acquire load: correct between two workers, and plain moves on x86
+ * when both ends run on one (the usual case: docs/performance.md).
  */
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
-#include <rte_ring.h>
-#include <rte_ring_elem.h>
+
+#include "wheel.h"
+
+struct rte_mbuf;
 
 struct dp_credit {
 	uint64_t due;
@@ -23,31 +35,92 @@ struct dp_credit {
 	uint32_t flits;
 };
 
+/* A packet on its way: its due time at the far end, and the packet. */
+struct dp_flight {
+	uint64_t due;
+	struct rte_mbuf *m;
+};
+
+/* One end of a FIFO: its own index (published) and the last value of the
+ * other end's index it read (private: read again only when needed). */
+struct dp_fifo_end {
+	uint32_t own, seen;
+};
+
 struct dp_link {
-	/* sender side: written by the upstream lcore */
-	struct rte_ring *pkts;
-	uint64_t busy_until; /* serializer free from this TSC on */
+	/* read by both ends, written before the run (and, for the fault
+	 * fields, by the main lcore) */
+	struct dp_flight *pkt;	/* packet FIFO; NULL: no such link */
+	struct dp_credit *cred; /* credit FIFO, the other way */
+	uint32_t mask;		/* both FIFOs hold mask + 1 entries */
+	uint8_t cls;
 	uint64_t lat_tsc;
 	uint64_t cyc_per_byte_q16; /* 16.16 fixed point; 0 = unlimited */
-	uint64_t tx_pkts, tx_bytes;
-	uint8_t cls;
+	uint64_t credit_lat_tsc;
 	uint32_t from, from_port, to, to_port; /* for reports */
 	/* capture (tap.h): interface index + 1, 0 = not captured; the
-	 * VCs captured; packets handed to the writer, and not */
+	 * VCs captured */
 	uint32_t cap_if, cap_vcs;
-	uint64_t cap_taken, cap_skipped;
 	/* failed (control/faults.h): the sender routes around it; set by
 	 * the main lcore after the tables without it are in place */
 	volatile uint8_t down;
-
-	/* receiver side: written by the downstream lcore */
-	struct rte_ring *credits __rte_cache_aligned;
-	uint64_t credit_lat_tsc;
-	uint64_t last_credit_due; /* credit ring stays ordered by due */
 	/* failed with faults.in_flight = drop: packets due up to this TSC
 	 * are lost on arrival (UINT64_MAX while down); 0 = none */
 	volatile uint64_t drop_until;
+	/* both ends on one worker: its wheel, which the FIFOs' wakes use
+	 * (wheel.h); NULL: the consumers poll on every sweep */
+	struct dp_wheel *wheel;
+
+	/* sender side: written by the upstream lcore */
+	struct dp_fifo_end pkt_tx __rte_cache_aligned; /* tail */
+	struct dp_fifo_end cred_rx;		       /* head */
+	struct dp_wake pkt_wake; /* the receiver's, for the packet FIFO */
+	uint64_t busy_until;	 /* serializer free from this TSC on */
+	uint64_t tx_pkts, tx_bytes;
+	uint64_t cap_taken, cap_skipped; /* capture: handed over, and not */
+
+	/* receiver side: written by the downstream lcore */
+	struct dp_fifo_end pkt_rx __rte_cache_aligned; /* head */
+	struct dp_fifo_end cred_tx;		       /* tail */
+	struct dp_wake cred_wake; /* the sender's, for the credit FIFO */
+	uint64_t last_credit_due; /* credit FIFO stays ordered by due */
 } __rte_cache_aligned;
+
+/* Room for one more entry at producer end pr of a FIFO whose consumer
+ * publishes cons (the consumer's index is read again only when the copy
+ * says the FIFO is full: it is on the consumer's cache line). */
+static inline int dp_fifo_room(struct dp_fifo_end *pr,
+			       const struct dp_fifo_end *cons, uint32_t mask)
+{
+	if (likely(pr->own - pr->seen <= mask))
+		return 1;
+	pr->seen = __atomic_load_n(&cons->own, __ATOMIC_ACQUIRE);
+	return pr->own - pr->seen <= mask;
+}
+
+/* The entry at index own is written: publish it. */
+static inline void dp_fifo_publish(struct dp_fifo_end *e)
+{
+	__atomic_store_n(&e->own, e->own + 1, __ATOMIC_RELEASE);
+}
+
+/* Is there an entry at consumer end co (producer publishes prod)? */
+static inline int dp_fifo_any(struct dp_fifo_end *co,
+			      const struct dp_fifo_end *prod)
+{
+	if (co->own != co->seen)
+		return 1;
+	co->seen = __atomic_load_n(&prod->own, __ATOMIC_ACQUIRE);
+	return co->own != co->seen;
+}
+
+/* Entries a consumer may take now (re-reading the producer's index). */
+static inline uint32_t dp_fifo_count(struct dp_fifo_end *co,
+				     const struct dp_fifo_end *prod)
+{
+	co->seen = __atomic_load_n(&prod->own, __ATOMIC_ACQUIRE);
+	return co->seen - co->own;
+}
 
 /* Serialization time of len bytes on link l, in TSC cycles. */
 static inline uint64_t dp_link_ser(const struct dp_link *l, uint32_t len)
@@ -71,18 +144,53 @@ static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
 	return l->busy_until + l->lat_tsc;
 }
 
-/* A credit of flits on VC vc onto l's credit ring, due upstream at due
- * (or with the one before it: the ring is a FIFO delay line). */
+/* Packet m onto l, due at the far end at due. -1 when the FIFO is full
+ * (never, while senders hold credits: it holds the whole far buffer). */
+static inline int dp_link_push(struct dp_link *l, struct rte_mbuf *m,
+			       uint64_t due)
+{
+	struct dp_flight *f;
+
+	if (unlikely(!dp_fifo_room(&l->pkt_tx, &l->pkt_rx, l->mask)))
+		return -1;
+	f = &l->pkt[l->pkt_tx.own & l->mask];
+	f->due = due;
+	f->m = m;
+	dp_fifo_publish(&l->pkt_tx);
+	dp_wake_arm(l->wheel, &l->pkt_wake, due);
+	return 0;
+}
+
+/* The packet at the head of l, or NULL. */
+static inline const struct dp_flight *dp_link_peek(struct dp_link *l)
+{
+	if (!dp_fifo_any(&l->pkt_rx, &l->pkt_tx))
+		return NULL;
+	return &l->pkt[l->pkt_rx.own & l->mask];
+}
+
+static inline void dp_link_pop(struct dp_link *l)
+{
+	dp_fifo_publish(&l->pkt_rx);
+}
+
+/* A credit of flits on VC vc onto l's credit FIFO, due upstream at due
+ * (or with the one before it: the FIFO is a delay line). */
 static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
 				    uint32_t vc, uint32_t flits)
 {
-	struct dp_credit c;
+	struct dp_credit *c;
 
-	c.due = due < l->last_credit_due ? l->last_credit_due : due;
-	l->last_credit_due = c.due;
-	c.vc = vc;
-	c.flits = flits;
-	return rte_ring_sp_enqueue_elem(l->credits, &c, sizeof(c));
+	if (unlikely(!dp_fifo_room(&l->cred_tx, &l->cred_rx, l->mask)))
+		return -1;
+	c = &l->cred[l->cred_tx.own & l->mask];
+	c->due = due < l->last_credit_due ? l->last_credit_due : due;
+	l->last_credit_due = c->due;
+	c->vc = vc;
+	c->flits = flits;
+	dp_fifo_publish(&l->cred_tx);
+	dp_wake_arm(l->wheel, &l->cred_wake, c->due);
+	return 0;
 }
 
 /* Return flits of buffer space on VC vc, freed at time t, upstream. */
@@ -90,6 +198,19 @@ static inline int dp_link_credit(struct dp_link *l, uint64_t t, uint32_t vc,
 				 uint32_t flits)
 {
 	return dp_link_credit_at(l, t + l->credit_lat_tsc, vc, flits);
+}
+
+/* The credit at the head of l's credit FIFO, or NULL. */
+static inline const struct dp_credit *dp_link_credit_peek(struct dp_link *l)
+{
+	if (!dp_fifo_any(&l->cred_rx, &l->cred_tx))
+		return NULL;
+	return &l->cred[l->cred_rx.own & l->mask];
+}
+
+static inline void dp_link_credit_pop(struct dp_link *l)
+{
+	dp_fifo_publish(&l->cred_rx);
 }
 
 #endif

@@ -15,8 +15,6 @@
 #include "link.h"
 #include "packet.h"
 
-#define DP_STAGE 8 /* ring entries staged per poll */
-
 /* FIFO of one input VC: power-of-two ring of mbuf pointers. */
 struct dp_vcq {
 	struct rte_mbuf **slot;
@@ -50,9 +48,6 @@ struct dp_port {
 	 * entry's due is its release time. */
 	struct dp_credit *dq[DF_MAX_VC];
 	uint32_t dq_head[DF_MAX_VC], dq_tail[DF_MAX_VC], dq_mask;
-	uint16_t rx_n, rx_i, cr_n, cr_i;
-	struct rte_mbuf *rx[DP_STAGE];
-	struct dp_credit cr[DP_STAGE];
 };
 
 /*
@@ -99,56 +94,47 @@ static inline void dp_port_ctq_pop(struct dp_port *p, const struct dp_credit *c)
 static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 					  uint64_t *next)
 {
+	const struct dp_credit *c;
 	unsigned n = 0;
 
-	for (;;) {
-		struct dp_credit *c;
-
-		if (p->cr_i == p->cr_n) {
-			p->cr_i = 0;
-			p->cr_n = rte_ring_sc_dequeue_burst_elem(
-				p->out->credits, p->cr, sizeof(*c), DP_STAGE,
-				NULL);
-			if (p->cr_n == 0)
-				return n;
-		}
-		c = &p->cr[p->cr_i];
+	while ((c = dp_link_credit_peek(p->out)) != NULL) {
 		if (c->due > now) {
 			if (c->due < *next)
 				*next = c->due;
-			return n;
+			break;
 		}
 		p->credits[c->vc] += c->flits;
 		p->credit_t[c->vc] = c->due;
 		if (p->ctq[c->vc] != NULL)
 			dp_port_ctq_pop(p, c);
-		p->cr_i++;
+		dp_link_credit_pop(p->out);
 		n++;
 	}
+	dp_wake_settle(p->out->wheel, &p->out->cred_wake,
+		       c != NULL ? c->due : UINT64_MAX);
+	return n;
 }
 
-/* Next packet of the incoming link that is due, or NULL. */
+/* Next packet of the incoming link that is due, or NULL. The due time is
+ * in the link's slot: a packet not due yet is not touched. */
 static inline struct rte_mbuf *dp_port_rx_next(struct dp_port *p, uint64_t now,
 					       uint64_t *next)
 {
+	const struct dp_flight *f = dp_link_peek(p->in);
 	struct rte_mbuf *m;
-	uint64_t due;
 
-	if (p->rx_i == p->rx_n) {
-		p->rx_i = 0;
-		p->rx_n = rte_ring_sc_dequeue_burst(p->in->pkts, (void **)p->rx,
-						    DP_STAGE, NULL);
-		if (p->rx_n == 0)
-			return NULL;
-	}
-	m = p->rx[p->rx_i];
-	due = dp_pkt(m)->due_tsc;
-	if (due > now) {
-		if (due < *next)
-			*next = due;
+	if (f == NULL) {
+		dp_wake_settle(p->in->wheel, &p->in->pkt_wake, UINT64_MAX);
 		return NULL;
 	}
-	p->rx_i++;
+	if (f->due > now) {
+		if (f->due < *next)
+			*next = f->due;
+		dp_wake_settle(p->in->wheel, &p->in->pkt_wake, f->due);
+		return NULL;
+	}
+	m = f->m;
+	dp_link_pop(p->in);
 	return m;
 }
 

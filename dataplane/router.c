@@ -209,8 +209,10 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 			 q->last_start, finish, pk->flits);
 	pk->vc = pk->out_vc;
 	dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);
-	if (unlikely(rte_ring_sp_enqueue(op->out->pkts, m) != 0))
+	if (unlikely(dp_link_push(op->out, m, pk->due_tsc) != 0)) {
 		r->lc->st.enq_fail++;
+		rte_pktmbuf_free(m);
+	}
 	q->head++;
 	if (q->head == q->tail)
 		qmask_clear(r, qi);
@@ -235,11 +237,14 @@ static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
 
 static unsigned allocate(struct dp_router *r, uint64_t now)
 {
-	uint64_t snap[2] = {r->qmask[0], r->qmask[1]};
+	uint64_t snap[DP_QWORDS], any = 0;
 	uint32_t start = r->rr, last = UINT32_MAX;
+	uint32_t nw = (r->nq + 63) / 64;
 	unsigned moved = 0;
 
-	if ((snap[0] | snap[1]) == 0)
+	for (uint32_t wi = 0; wi < nw; wi++)
+		any |= snap[wi] = r->qmask[wi];
+	if (any == 0)
 		return 0;
 	if (unlikely(r->eng->greedy))
 		for (uint32_t k = 0; k < r->nports; k++)
@@ -247,7 +252,7 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	/* Round-robin: queues from rr upward, then from 0 to rr. */
 	for (int round = 0; round < 2; round++) {
 		uint32_t lo = round ? 0 : start, hi = round ? start : r->nq;
-		for (uint32_t wi = 0; wi < 2; wi++) {
+		for (uint32_t wi = 0; wi < nw; wi++) {
 			uint64_t w = bits_in(snap[wi], wi, lo, hi);
 			while (w) {
 				uint32_t qi = wi * 64 + __builtin_ctzll(w);
@@ -262,18 +267,25 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	if (last != UINT32_MAX)
 		r->rr = last + 1 == r->nq ? 0 : last + 1;
 	/* Still blocked packets: do not let the lcore sleep. */
-	if (r->qmask[0] | r->qmask[1])
-		r->lc->next_event = now;
+	for (uint32_t wi = 0; wi < nw; wi++)
+		if (r->qmask[wi])
+			r->lc->next_event = now;
 	return moved;
 }
 
 unsigned dp_router_step(struct dp_router *r, uint64_t now)
 {
 	unsigned work = 0, credits = 0;
+	/* only the ports whose wake fired (wheel.h), and those fed from
+	 * another worker */
+	uint64_t ports = r->poll | r->always;
 
-	for (uint32_t k = 0; k < r->nports; k++) {
+	r->poll = 0;
+	while (ports) {
+		uint32_t k = (uint32_t)__builtin_ctzll(ports);
 		struct dp_port *p = &r->port[k];
 
+		ports &= ports - 1;
 		unsigned c = dp_port_credits_in(p, now, &r->lc->next_event);
 
 		r->lc->st.credits_in += c;

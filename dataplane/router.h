@@ -11,12 +11,20 @@
 struct dp_lcore;
 struct dp_routing_engine;
 
-/* A router (DESIGN.md §4): a poll task; several may share one lcore. */
+#define DP_MAX_PORTS DF_MAX_RADIX /* a port is a bit of a uint64_t */
+#define DP_QWORDS    (DP_MAX_PORTS * DF_MAX_VC / 64)
+_Static_assert(DP_MAX_PORTS <= 64, "port masks are one uint64_t");
+
+/* A router: a poll task; several may share one lcore. */
 struct dp_router {
 	uint32_t id, group;
 	uint32_t nports, nq; /* nq = nports * DF_MAX_VC input queues */
-	uint64_t qmask[2];   /* non-empty input queues, bit port*MAX_VC+vc */
-	uint32_t rr;	     /* round-robin start of switch allocation */
+	uint32_t node;	     /* index among its worker's nodes (wheel.h) */
+	uint64_t poll;	     /* ports whose FIFOs have something due */
+	uint64_t always;     /* ports fed from another worker: every sweep */
+	uint64_t qmask[DP_QWORDS]; /* non-empty input queues, bit
+				    * port*MAX_VC+vc */
+	uint32_t rr;		   /* round-robin start of switch allocation */
 	struct dp_lcore *lc;
 	/* = lc->run->eng, one load away in the hot loop */
 	const struct dp_routing_engine *eng;
@@ -28,12 +36,23 @@ struct dp_router {
 	uint64_t mis_local, mis_global, esc_entries;
 	uint64_t forwarded;
 	uint64_t td_min;   /* UGAL-L_CR: min t_d over outputs */
-	uint32_t dq_ports; /* UGAL-L_CR: input ports holding credits */
+	uint64_t dq_ports; /* UGAL-L_CR: input ports holding credits */
 	struct dp_port port[] __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /* One poll step: credits in, arrivals in, switch allocation. Returns the
  * number of events handled (0 = idle). */
 unsigned dp_router_step(struct dp_router *r, uint64_t now);
+
+/* Has the router work of its own for the next sweep (packets queued,
+ * credits held back, ports polled on every sweep)? */
+static inline int dp_router_busy(const struct dp_router *r)
+{
+	uint64_t q = 0;
+
+	for (uint32_t w = 0; w < DP_QWORDS; w++)
+		q |= r->qmask[w];
+	return (q | r->dq_ports | r->always) != 0;
+}
 
 #endif

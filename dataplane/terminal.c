@@ -156,8 +156,10 @@ static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0,
 	p->credits[0] -= pk->flits;
 	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len);
 	dp_cap_tap(t->lc, p->out, m, 0, 0, now);
-	if (unlikely(rte_ring_sp_enqueue(p->out->pkts, m) != 0))
+	if (unlikely(dp_link_push(p->out, m, pk->due_tsc) != 0)) {
 		t->lc->st.enq_fail++;
+		rte_pktmbuf_free(m);
+	}
 	t->lc->st.injected++;
 }
 
@@ -496,7 +498,28 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now)
 		work++;
 	if (t->sq_head != t->sq_tail)
 		lc->next_event = now;
+	else if (lc->gen_on && t->next_gen != UINT64_MAX &&
+		 t->gen_wake.state != DP_WAKE_QUEUED)
+		/* idle until the next packet (a wake already queued is
+		 * for an earlier instant: it comes first) */
+		dp_wheel_insert(lc->wheel, &t->gen_wake, t->next_gen);
 	return work;
+}
+
+int dp_term_busy(const struct dp_term *t)
+{
+	const struct dp_lcore *lc = t->lc;
+	const struct dp_run *run = lc->run;
+
+	if (t->eth >= 0 || t->sq_head != t->sq_tail)
+		return 1;
+	if (!lc->gen_on)
+		return 0;
+	/* generators with no schedule: a packet whenever the queue is
+	 * empty */
+	if (run->mode != DF_MODE_STEADY)
+		return t->batch_left != 0;
+	return run->process == DF_PROC_SATURATE;
 }
 
 void dp_term_flush(struct dp_term *t)

@@ -37,6 +37,40 @@ static void idle(struct dp_lcore *lc, uint64_t now)
 	lc->idle_sleeps++;
 }
 
+/* The active nodes, terminals first: each stays active while it has work
+ * of its own; the others wait for their wakes (wheel.h). */
+static unsigned step_nodes(struct dp_lcore *lc, uint64_t now)
+{
+	uint64_t *active = lc->wheel->active;
+	uint32_t n = lc->nterms + lc->nrouters;
+	unsigned work = 0;
+
+	for (uint32_t wi = 0; wi * 64 < n; wi++) {
+		uint64_t bits = active[wi];
+
+		active[wi] = 0;
+		while (bits) {
+			uint32_t i = wi * 64 + (uint32_t)__builtin_ctzll(bits);
+			int busy;
+
+			bits &= bits - 1;
+			if (i < lc->nterms) {
+				struct dp_term *t = lc->terms[i];
+				work += dp_term_step(t, now);
+				busy = dp_term_busy(t);
+			} else {
+				struct dp_router *r =
+					lc->routers[i - lc->nterms];
+				work += dp_router_step(r, now);
+				busy = dp_router_busy(r);
+			}
+			if (busy)
+				active[wi] |= 1ULL << (i & 63);
+		}
+	}
+	return work;
+}
+
 int dp_worker_main(void *arg)
 {
 	struct dp_lcore *lc = arg;
@@ -57,10 +91,8 @@ int dp_worker_main(void *arg)
 
 		lc->next_event = UINT64_MAX;
 		lc->gen_on = run->gen_on;
-		for (uint32_t i = 0; i < lc->nterms; i++)
-			work += dp_term_step(lc->terms[i], now);
-		for (uint32_t i = 0; i < lc->nrouters; i++)
-			work += dp_router_step(lc->routers[i], now);
+		dp_wheel_advance(lc->wheel, now);
+		work += step_nodes(lc, now);
 		if (lc->bridge != NULL) /* links to other instances */
 			work += dp_bridge_step(lc->bridge, now);
 		lc->sweeps++;
@@ -75,8 +107,13 @@ int dp_worker_main(void *arg)
 		/* (with a bridge too: on a machine whose CPUs the instances
 		 * share, busy workers cost more lateness than the sleeps;
 		 * README "Several instances") */
-		if (work == 0 && run->idle_backoff)
+		if (work == 0 && run->idle_backoff) {
+			/* nothing to do before the wheel's next wake */
+			uint64_t next = dp_wheel_next(lc->wheel);
+			if (next < lc->next_event)
+				lc->next_event = next;
 			idle(lc, now);
+		}
 	}
 	return 0;
 }

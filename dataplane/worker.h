@@ -89,6 +89,9 @@ struct dp_out {
 /* A built-in terminal: generator on one side, sink on the other. */
 struct dp_term {
 	uint32_t id, router, group;
+	uint32_t node;		 /* index among its worker's nodes */
+	uint64_t poll;		 /* its wakes' mask (unused: it polls all) */
+	struct dp_wake gen_wake; /* the next generation instant */
 	struct dp_lcore *lc;
 	uint64_t next_gen; /* next generation instant, TSC */
 	uint32_t gen_frac; /* its fraction of a cycle, 1/65536 */
@@ -121,6 +124,9 @@ struct dp_lcore {
 	struct dp_router **routers;
 	struct dp_term **terms;
 	uint32_t nrouters, nterms;
+	/* what is due when, and the nodes to step: terminals 0..nterms-1,
+	 * then routers (wheel.h) */
+	struct dp_wheel *wheel;
 	uint64_t rng;
 	uint64_t next_event;
 	/* exactly-once check, per source terminal: count, sum, sum of squares
@@ -164,6 +170,8 @@ static inline uint32_t dp_rand_group(struct dp_lcore *lc,
 }
 
 unsigned dp_term_step(struct dp_term *t, uint64_t now);
+/* Has the terminal work of its own for the next sweep? */
+int dp_term_busy(const struct dp_term *t);
 /* Discard what waits in the source queue (generation has ended). */
 void dp_term_flush(struct dp_term *t);
 

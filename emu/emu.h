@@ -199,6 +199,8 @@ uint64_t df_hugepages_free(void);
 
 /* Memory the dataplane of a plan needs (mempool, rings, queues). */
 uint64_t df_emulate_mem_bytes(const struct df_plan *pl);
+/* Of which the dataplane state (links, queues, routers, terminals). */
+uint64_t df_emulate_state_bytes(const struct df_plan *pl);
 
 /* A DPDK port (a terminal's, or one to another instance) configured with
  * one rx and one tx queue on pool, started, and promiscuous where its PMD

@@ -23,6 +23,7 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include "arena.h"
 #include "emu.h"
 #include "emu_capture.h"
 #include "control.h"
@@ -43,6 +44,7 @@ struct emu {
 	struct dp_term **terms;
 	struct dp_link *links; /* router ports, then T->R, then R->T */
 	uint32_t nlinks;
+	struct emu_arena mem; /* links' FIFOs, VC queues, routers, terminals */
 	uint32_t *perm;
 	uint8_t (*macs)[6];
 	uint32_t *ips;
@@ -74,13 +76,24 @@ static uint32_t buffer_total(const struct df_plan *pl, int c)
 	return (pl->tb.nvcs[c] + esc) * pl->cfg.link[c].buffer_flits;
 }
 
+/* Out of DPDK memory for what: what the plan needs is in --check. */
+static int oom(struct emu *e, const char *what)
+{
+	snprintf(e->err, e->errlen,
+		 "out of memory for %s after %zu MB of dataplane state; "
+		 "dfemu --check prints what the plan needs: give EAL that "
+		 "much (hugepages, or --eal -m MB with --no-huge)",
+		 what, e->mem.total >> 20);
+	return -1;
+}
+
 static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 		     uint32_t from_port, uint32_t to, uint32_t to_port)
 {
 	const struct df_link_params *lp = &e->pl->cfg.link[cls];
-	uint32_t cap = buffer_total(e->pl, cls);
-	char name[RTE_RING_NAMESIZE];
-	unsigned id = (unsigned)(l - e->links);
+	/* one entry per flit of the far buffer: packets and credit
+	 * messages in flight never exceed it */
+	uint32_t cap = rte_align32pow2(buffer_total(e->pl, cls));
 
 	l->cls = cls;
 	l->from = from;
@@ -94,21 +107,11 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 				      ? (uint64_t)(8.0 / lp->bandwidth_gbps *
 						   e->hz / 1e9 * 65536.0)
 				      : 0;
-	snprintf(name, sizeof(name), "dfp%u_%u", run_id, id);
-	l->pkts = rte_ring_create(name, cap, rte_socket_id(),
-				  RING_F_SP_ENQ | RING_F_SC_DEQ |
-					  RING_F_EXACT_SZ);
-	snprintf(name, sizeof(name), "dfc%u_%u", run_id, id);
-	l->credits = rte_ring_create_elem(
-		name, sizeof(struct dp_credit), cap, rte_socket_id(),
-		RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
-	if (l->pkts == NULL || l->credits == NULL) {
-		snprintf(e->err, e->errlen,
-			 "cannot create link rings (%s): %s; give EAL more "
-			 "memory (-m)",
-			 name, rte_strerror(rte_errno));
-		return -1;
-	}
+	l->mask = cap - 1;
+	l->pkt = emu_arena_alloc(&e->mem, cap * sizeof(*l->pkt));
+	l->cred = emu_arena_alloc(&e->mem, cap * sizeof(*l->cred));
+	if (l->pkt == NULL || l->cred == NULL)
+		return oom(e, "link FIFOs");
 	return 0;
 }
 
@@ -135,25 +138,19 @@ static int port_init(struct emu *e, struct dp_port *p, int cls,
 			/* one entry per packet in flight: at most one per
 			 * downstream flit */
 			uint32_t n = rte_align32pow2(flits);
-			p->ctq[v] = rte_zmalloc(NULL, n * sizeof(uint64_t), 0);
+			p->ctq[v] =
+				emu_arena_alloc(&e->mem, n * sizeof(uint64_t));
 			p->ctq_mask = n - 1;
-			p->dq[v] = rte_zmalloc(NULL,
-					       n * sizeof(struct dp_credit), 0);
+			p->dq[v] = emu_arena_alloc(
+				&e->mem, n * sizeof(struct dp_credit));
 			p->dq_mask = n - 1;
-			if (p->ctq[v] == NULL || p->dq[v] == NULL) {
-				snprintf(e->err, e->errlen,
-					 "out of memory for credit queues");
-				return -1;
-			}
+			if (p->ctq[v] == NULL || p->dq[v] == NULL)
+				return oom(e, "credit queues");
 		}
 		uint32_t n = rte_align32pow2(flits);
-		p->q[v].slot = rte_zmalloc(NULL, n * sizeof(void *),
-					   RTE_CACHE_LINE_SIZE);
-		if (p->q[v].slot == NULL) {
-			snprintf(e->err, e->errlen,
-				 "out of memory for VC queues");
-			return -1;
-		}
+		p->q[v].slot = emu_arena_alloc(&e->mem, n * sizeof(void *));
+		if (p->q[v].slot == NULL)
+			return oom(e, "VC queues");
 		p->q[v].mask = n - 1;
 	}
 	return 0;
@@ -166,10 +163,9 @@ static int build_links(struct emu *e)
 	uint32_t rp = t->nrouters * t->nports;
 
 	e->nlinks = rp + 2 * t->nterms;
-	e->links = rte_zmalloc(NULL, e->nlinks * sizeof(*e->links),
-			       RTE_CACHE_LINE_SIZE);
+	e->links = emu_arena_alloc(&e->mem, e->nlinks * sizeof(*e->links));
 	if (e->links == NULL)
-		goto oom;
+		return oom(e, "links");
 	for (uint32_t r = 0; r < t->nrouters; r++)
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct df_port_info *pi =
@@ -191,9 +187,6 @@ static int build_links(struct emu *e)
 			return -1;
 	}
 	return 0;
-oom:
-	snprintf(e->err, e->errlen, "out of memory for links");
-	return -1;
 }
 
 /* [capture]: each link described as control/ names it; the taps. */
@@ -234,13 +227,13 @@ static int build_nodes(struct emu *e)
 	e->routers = calloc(t->nrouters, sizeof(*e->routers));
 	e->terms = calloc(t->nterms, sizeof(*e->terms));
 	if (e->routers == NULL || e->terms == NULL)
-		goto oom;
+		return oom(e, "routers/terminals");
 	for (uint32_t r = 0; r < t->nrouters; r++) {
-		struct dp_router *ro = rte_zmalloc(
-			NULL, sizeof(*ro) + t->nports * sizeof(struct dp_port),
-			RTE_CACHE_LINE_SIZE);
+		struct dp_router *ro = emu_arena_alloc(
+			&e->mem,
+			sizeof(*ro) + t->nports * sizeof(struct dp_port));
 		if (ro == NULL)
-			goto oom;
+			return oom(e, "routers");
 		e->routers[r] = ro;
 		ro->id = r;
 		ro->group = r / t->a;
@@ -278,27 +271,23 @@ static int build_nodes(struct emu *e)
 	sq = rte_align32pow2(pl->cfg.source_queue);
 	e->run.src_queue_mask = sq - 1;
 	for (uint32_t i = 0; i < t->nterms; i++) {
-		struct dp_term *te =
-			rte_zmalloc(NULL, sizeof(*te), RTE_CACHE_LINE_SIZE);
+		struct dp_term *te = emu_arena_alloc(&e->mem, sizeof(*te));
 		if (te == NULL)
-			goto oom;
+			return oom(e, "terminals");
 		e->terms[i] = te;
 		te->id = i;
 		te->router = i / t->p;
 		te->group = te->router / t->a;
 		te->lc = e->lc[pl->worker_of[te->router]];
 		te->eth = -1;
-		te->srcq = rte_malloc(NULL, sq * sizeof(uint64_t), 0);
+		te->srcq = emu_arena_alloc(&e->mem, sq * sizeof(uint64_t));
 		if (te->srcq == NULL)
-			goto oom;
+			return oom(e, "source queues");
 		if (port_init(e, &te->port, DF_LINK_TERMINAL, &e->links[rp + i],
 			      &e->links[rp + t->nterms + i], 0, 0))
 			return -1;
 	}
 	return 0;
-oom:
-	snprintf(e->err, e->errlen, "out of memory for routers/terminals");
-	return -1;
 }
 
 static int build_lcores(struct emu *e)
@@ -365,6 +354,73 @@ static void assign(struct emu *e)
 		if (df_part_local(&e->pl->cfg, e->terms[i]->router))
 			lc->terms[lc->nterms++] = e->terms[i];
 	}
+}
+
+/* Point w at port k of the node (poll word, index). */
+static void wake_target(struct dp_wake *w, uint64_t *poll, uint32_t k,
+			uint32_t node)
+{
+	w->poll = poll;
+	w->bit = 1ULL << k;
+	w->node = node;
+	w->state = DP_WAKE_IDLE;
+}
+
+/*
+ * Each worker's wheel and active nodes (dataplane/wheel.h). A link whose
+ * two ends run on one worker wakes its consumers through that worker's
+ * wheel; a link from another worker or another instance has no wheel,
+ * and the router's port is polled on every sweep instead. Every node
+ * starts active.
+ */
+static int build_wakes(struct emu *e)
+{
+	const struct df_plan *pl = e->pl;
+	const struct df_topo *t = &pl->topo;
+
+	for (uint32_t w = 0; w < pl->nworkers; w++) {
+		struct dp_lcore *lc = e->lc[w];
+		uint32_t n = lc->nterms + lc->nrouters;
+		uint32_t words = (n + 63) / 64;
+
+		lc->wheel = emu_arena_alloc(&e->mem, sizeof(*lc->wheel));
+		if (lc->wheel == NULL)
+			return oom(e, "timing wheels");
+		lc->wheel->active = emu_arena_alloc(
+			&e->mem, (words + 1) * sizeof(uint64_t));
+		if (lc->wheel->active == NULL)
+			return oom(e, "timing wheels");
+		for (uint32_t i = 0; i < n; i++)
+			lc->wheel->active[i / 64] |= 1ULL << (i % 64);
+		for (uint32_t i = 0; i < lc->nterms; i++) {
+			struct dp_term *te = lc->terms[i];
+			te->node = i;
+			wake_target(&te->port.in->pkt_wake, &te->poll, 0, i);
+			wake_target(&te->port.out->cred_wake, &te->poll, 0, i);
+			wake_target(&te->gen_wake, &te->poll, 1, i);
+		}
+		for (uint32_t j = 0; j < lc->nrouters; j++) {
+			struct dp_router *ro = lc->routers[j];
+			ro->node = lc->nterms + j;
+			for (uint32_t k = 0; k < ro->nports; k++) {
+				const struct df_port_info *pi =
+					&t->ports[ro->id * t->nports + k];
+				struct dp_port *p = &ro->port[k];
+				int same = pi->cls == DF_LINK_TERMINAL ||
+					   (df_part_local(&pl->cfg, pi->peer) &&
+					    e->routers[pi->peer]->lc == lc);
+				struct dp_wheel *wh = same ? lc->wheel : NULL;
+				wake_target(&p->in->pkt_wake, &ro->poll, k,
+					    ro->node);
+				wake_target(&p->out->cred_wake, &ro->poll, k,
+					    ro->node);
+				p->in->wheel = p->out->wheel = wh;
+				if (wh == NULL)
+					ro->always |= 1ULL << k;
+			}
+		}
+	}
+	return 0;
 }
 
 /* Every terminal's MAC and IPv4 (control/terminals.c): the built-in
@@ -1366,42 +1422,33 @@ static void teardown(struct emu *e)
 {
 	const struct df_plan *pl = e->pl;
 	const struct df_topo *t = &pl->topo;
-	struct rte_mbuf *m;
 
 	emu_inst_free(e->inst);
+	/* what is still on a link or in a queue (a run cut short) */
 	for (uint32_t i = 0; e->links && i < e->nlinks; i++) {
 		struct dp_link *l = &e->links[i];
-		while (l->pkts && rte_ring_dequeue(l->pkts, (void **)&m) == 0)
-			rte_pktmbuf_free(m);
-		rte_ring_free(l->pkts);
-		rte_ring_free(l->credits);
+		const struct dp_flight *f;
+		while (l->pkt && (f = dp_link_peek(l)) != NULL) {
+			rte_pktmbuf_free(f->m);
+			dp_link_pop(l);
+		}
 	}
 	for (uint32_t r = 0; e->routers && r < t->nrouters; r++) {
 		struct dp_router *ro = e->routers[r];
 		if (ro == NULL)
 			continue;
-		for (uint32_t k = 0; k < ro->nports; k++) {
-			struct dp_port *p = &ro->port[k];
-			for (uint32_t i = p->rx_i; i < p->rx_n; i++)
-				rte_pktmbuf_free(p->rx[i]);
+		for (uint32_t k = 0; k < ro->nports; k++)
 			for (uint32_t v = 0; v < DF_MAX_VC; v++) {
-				struct dp_vcq *q = &p->q[v];
+				struct dp_vcq *q = &ro->port[k].q[v];
 				for (; q->slot && q->head != q->tail; q->head++)
 					rte_pktmbuf_free(
 						q->slot[q->head & q->mask]);
-				rte_free(q->slot);
-				rte_free(p->ctq[v]);
-				rte_free(p->dq[v]);
 			}
-		}
-		rte_free(ro);
 	}
 	for (uint32_t i = 0; e->terms && i < t->nterms; i++) {
 		struct dp_term *te = e->terms[i];
 		if (te == NULL)
 			continue;
-		for (uint32_t j = te->port.rx_i; j < te->port.rx_n; j++)
-			rte_pktmbuf_free(te->port.rx[j]);
 		if (te->eth >= 0) {
 			for (uint32_t j = te->in_i; j < te->in_n; j++)
 				rte_pktmbuf_free(te->in[j]);
@@ -1409,8 +1456,6 @@ static void teardown(struct emu *e)
 			rte_eth_dev_stop((uint16_t)te->eth);
 			rte_eth_dev_close((uint16_t)te->eth);
 		}
-		rte_free(te->srcq);
-		rte_free(te);
 	}
 	df_capture_free(e->cap, e->lc, pl->nworkers);
 	for (uint32_t w = 0; e->lc && w < pl->nworkers; w++) {
@@ -1425,7 +1470,7 @@ static void teardown(struct emu *e)
 		rte_free(lc);
 	}
 	rte_mempool_free(e->run.pool);
-	rte_free(e->links);
+	emu_arena_free(&e->mem);
 	free(e->routers);
 	free(e->terms);
 	free(e->lc);
@@ -1466,6 +1511,8 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 		e.lc[0]->bridge = emu_inst_bridge(e.inst);
 	}
 	assign(&e);
+	if (build_wakes(&e))
+		goto out;
 	e.run.routers = e.routers;
 	run_phases(&e, opt, rep);
 	df_capture_finish(e.cap, rep);
@@ -1476,18 +1523,48 @@ out:
 	return rc;
 }
 
-uint64_t df_emulate_mem_bytes(const struct df_plan *pl)
+/* The dataplane state a plan allocates from the arena (build_links,
+ * build_nodes): link FIFOs, VC queues, routers, terminals, source queues
+ * (UGAL-L_CR's credit queues as much again as the VC queues). */
+uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 {
 	const struct df_topo *t = &pl->topo;
+	uint32_t sq = rte_align32pow2(pl->cfg.source_queue);
+	uint64_t b = 0;
+
+	for (uint32_t i = 0; i < t->nrouters * t->nports; i++) {
+		const struct df_port_info *pi = &t->ports[i];
+		uint32_t flits = pl->cfg.link[pi->cls].buffer_flits;
+		uint32_t nvc = pi->cls == DF_LINK_TERMINAL
+				       ? 1
+				       : pl->tb.nvcs[pi->cls] + pl->tb.esc;
+		uint64_t vcq = (uint64_t)nvc * rte_align32pow2(flits) * 8;
+
+		if (pi->peer == DF_NO_PEER)
+			continue;
+		/* its input queues, and the link it sends on */
+		b += vcq * (pl->cfg.algorithm == DF_ALG_UGAL_L_CR ? 4 : 1);
+		b += sizeof(struct dp_port) + sizeof(struct dp_link) +
+		     2 * 16ULL * rte_align32pow2(buffer_total(pl, pi->cls));
+		/* a terminal's port: its link to the router too */
+		if (pi->cls == DF_LINK_TERMINAL)
+			b += sizeof(struct dp_link) +
+			     2 * 16ULL *
+				     rte_align32pow2(buffer_total(pl, pi->cls));
+	}
+	b += (uint64_t)t->nrouters * sizeof(struct dp_router);
+	b += (uint64_t)t->nterms * (sizeof(struct dp_term) + sq * 8);
+	/* per worker: the wheel, the exactly-once sums */
+	b += (uint64_t)pl->nworkers *
+	     (sizeof(struct dp_wheel) + 3 * 8ULL * t->nterms);
+	return b;
+}
+
+uint64_t df_emulate_mem_bytes(const struct df_plan *pl)
+{
 	uint64_t mbufs = pool_mbufs(pl);
-	uint32_t pkt_flits = (pl->cfg.packet_bytes + pl->cfg.flit_bytes - 1) /
-			     pl->cfg.flit_bytes;
 
-	/* mbufs (data, headroom, private area, header); rings (8 + 16
-	 * bytes an entry) and VC queues (8), bounded by one entry per flit
-	 * of buffer; source queues */
-	uint32_t room = mbuf_room(pl);
-
-	return mbufs * (uint64_t)(room + 512) + mbufs * pkt_flits * 32 +
-	       (uint64_t)t->nterms * rte_align32pow2(pl->cfg.source_queue) * 8;
+	/* mbufs (data, headroom, private area, header), and the state */
+	return mbufs * (uint64_t)(mbuf_room(pl) + 512) +
+	       df_emulate_state_bytes(pl);
 }

@@ -474,6 +474,13 @@ int main(int argc, char **argv)
 	}
 	if (app.check) {
 		df_plan_summary(&pl, stdout);
+		printf("  memory       %llu MB: %llu MB of dataplane state, "
+		       "the "
+		       "rest mbufs (hugepages free: %llu MB; else --no-huge "
+		       "-m)\n",
+		       (unsigned long long)(df_emulate_mem_bytes(&pl) >> 20),
+		       (unsigned long long)(df_emulate_state_bytes(&pl) >> 20),
+		       (unsigned long long)(df_hugepages_free() >> 20));
 		df_plan_free(&pl);
 		return 0;
 	}

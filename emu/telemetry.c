@@ -222,7 +222,7 @@ static int links(const char *params, struct rte_tel_data *d)
 		for (uint32_t i = 0; i < tel.nlinks; i++) {
 			const struct dp_link *l = &tel.links[i];
 			double u;
-			if (l->pkts == NULL || l->cls != c)
+			if (l->pkt == NULL || l->cls != c)
 				continue;
 			u = util(l, secs);
 			n++;

@@ -69,6 +69,8 @@ run capture "tests/test_capture.sh" "$REL/emu/dfemu"
 run capture-san "tests/test_capture.sh" "$SAN/emu/dfemu" san
 run faults "tests/test_faults.sh" "$REL/emu/dfemu"
 run faults-san "tests/test_faults.sh" "$SAN/emu/dfemu"
+run scale "tests/test_scale.sh" "$REL/emu/dfemu"
+run scale-san "tests/test_scale.sh" "$SAN/emu/dfemu"
 run instances "tests/test_instances.sh" "$REL/emu/dfemu"
 run instances-san "tests/test_instances.sh" "$SAN/emu/dfemu" san
 run dissector "tests/test_dissector.sh"

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include <rte_ring.h>
-#include <rte_ring_elem.h>
 
 #include "check.h"
 #include "credit.h"
@@ -28,24 +27,6 @@ struct rig {
 	struct dp_router *r;
 	struct dp_link link[NPORTS]; /* link[k]: port k's incoming link */
 };
-
-static struct rte_ring *ring_new(void)
-{
-	ssize_t sz =
-		rte_ring_get_memsize_elem(sizeof(struct dp_credit), RINGSZ);
-	struct rte_ring *q;
-
-	if (sz < 0)
-		return NULL;
-	q = aligned_alloc(RTE_CACHE_LINE_SIZE,
-			  RTE_ALIGN_CEIL((size_t)sz, RTE_CACHE_LINE_SIZE));
-	if (q && rte_ring_init(q, "credits", RINGSZ,
-			       RING_F_SP_ENQ | RING_F_SC_DEQ) != 0) {
-		free(q);
-		return NULL;
-	}
-	return q;
-}
 
 static int rig_init(struct rig *g)
 {
@@ -68,9 +49,10 @@ static int rig_init(struct rig *g)
 	for (int k = 0; k < NPORTS; k++) {
 		struct dp_port *p = &g->r->port[k];
 
-		g->link[k].credits = ring_new();
+		g->link[k].cred = calloc(RINGSZ, sizeof(struct dp_credit));
+		g->link[k].mask = RINGSZ - 1;
 		g->link[k].credit_lat_tsc = LAT;
-		if (g->link[k].credits == NULL)
+		if (g->link[k].cred == NULL)
 			return -1;
 		p->cls = cls[k];
 		p->nvc = NVC;
@@ -93,7 +75,7 @@ static void rig_free(struct rig *g)
 			free(g->r->port[k].ctq[v]);
 			free(g->r->port[k].dq[v]);
 		}
-		free(g->link[k].credits);
+		free(g->link[k].cred);
 	}
 	free(g->r);
 	free(g->lc);
@@ -110,7 +92,13 @@ static void depart(struct rig *g, uint32_t k, uint32_t vc, uint32_t o,
 /* Next credit that went upstream on port k's link, or 0 if none. */
 static int pop(struct rig *g, uint32_t k, struct dp_credit *c)
 {
-	return rte_ring_sc_dequeue_elem(g->link[k].credits, c, sizeof(*c)) == 0;
+	const struct dp_credit *h = dp_link_credit_peek(&g->link[k]);
+
+	if (h == NULL)
+		return 0;
+	*c = *h;
+	dp_link_credit_pop(&g->link[k]);
+	return 1;
 }
 
 static void set_td(struct rig *g, const uint64_t td[NPORTS])
