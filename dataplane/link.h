@@ -114,14 +114,6 @@ static inline int dp_fifo_any(struct dp_fifo_end *co,
 	return co->own != co->seen;
 }
 
-/* Entries a consumer may take now (re-reading the producer's index). */
-static inline uint32_t dp_fifo_count(struct dp_fifo_end *co,
-				     const struct dp_fifo_end *prod)
-{
-	co->seen = __atomic_load_n(&prod->own, __ATOMIC_ACQUIRE);
-	return co->seen - co->own;
-}
-
 /* Serialization time of len bytes on link l, in TSC cycles. */
 static inline uint64_t dp_link_ser(const struct dp_link *l, uint32_t len)
 {
