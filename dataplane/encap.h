@@ -74,7 +74,9 @@ struct dp_encap_hello {
 	uint64_t now_ns;    /* the sender's clock */
 	uint64_t echo_ns;   /* the peer's now_ns last received, 0 = none */
 	uint64_t held_ns;   /* how long the sender held that echo */
-	uint8_t heard;	    /* the sender has received a HELLO from us */
+	/* 0 nothing from us yet; 1 the sender has a HELLO of ours; 2 and
+	 * has measured the round trip; 3 and is ready with every instance */
+	uint8_t heard;
 	uint8_t pad[7];
 } __rte_packed;
 

@@ -33,6 +33,7 @@ struct peer_state {
 	double lat_ns;		       /* half the shortest round trip */
 	int has_lat, nlat;	       /* round trips measured */
 	int ready;		       /* it has measured its own */
+	int go;			       /* it is ready with every instance */
 	struct dp_encap_stats st;      /* its last counters, host order */
 	uint64_t st_at;		       /* when they came (TSC), 0 = never */
 	int done;
@@ -342,6 +343,29 @@ struct dp_bridge *emu_inst_bridge(struct emu_inst *x)
 	return &x->b;
 }
 
+static int all_ready(const struct emu_inst *x)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != c->instance &&
+		    !(x->ps[j].heard && x->ps[j].heard_me &&
+		      x->ps[j].nlat >= LAT_SAMPLES && x->ps[j].ready))
+			return 0;
+	return 1;
+}
+
+/* Every peer is ready with every instance: all may start. */
+static int all_go(const struct emu_inst *x)
+{
+	const struct df_config *c = &x->pl->cfg;
+
+	for (uint32_t j = 0; j < c->ninst; j++)
+		if (j != c->instance && !x->ps[j].go)
+			return 0;
+	return 1;
+}
+
 static struct rte_mbuf *hello(struct emu_inst *x, uint32_t j)
 {
 	struct peer_state *ps = &x->ps[j];
@@ -359,8 +383,12 @@ static struct rte_mbuf *hello(struct emu_inst *x, uint32_t j)
 	h->now_ns = rte_cpu_to_be_64(t);
 	h->echo_ns = rte_cpu_to_be_64(ps->heard ? ps->their_now_ns : 0);
 	h->held_ns = rte_cpu_to_be_64(ps->heard ? t - ps->got_ns : 0);
-	/* 1: heard you; 2: and measured the port's latency */
-	h->heard = (uint8_t)(!ps->heard ? 0 : ps->nlat >= LAT_SAMPLES ? 2 : 1);
+	/* 1: heard you; 2: and measured the port's latency; 3: and every
+	 * other instance's too (the start barrier, emu_inst_handshake) */
+	h->heard = (uint8_t)(!ps->heard		       ? 0
+			     : all_ready(x)	       ? 3
+			     : ps->nlat >= LAT_SAMPLES ? 2
+						       : 1);
 	return m;
 }
 
@@ -387,8 +415,10 @@ static int take_hello(struct emu_inst *x, uint32_t j,
 	ps->got_ns = t;
 	if (h->heard)
 		ps->heard_me = 1;
-	if (h->heard == 2)
+	if (h->heard >= 2)
 		ps->ready = 1;
+	if (h->heard == 3)
+		ps->go = 1;
 	if (echo != 0) {
 		int64_t rtt = (int64_t)(t - echo) -
 			      (int64_t)rte_be_to_cpu_64(h->held_ns);
@@ -399,18 +429,6 @@ static int take_hello(struct emu_inst *x, uint32_t j,
 		ps->nlat++;
 	}
 	return 0;
-}
-
-static int all_ready(const struct emu_inst *x)
-{
-	const struct df_config *c = &x->pl->cfg;
-
-	for (uint32_t j = 0; j < c->ninst; j++)
-		if (j != c->instance &&
-		    !(x->ps[j].heard && x->ps[j].heard_me &&
-		      x->ps[j].nlat >= LAT_SAMPLES && x->ps[j].ready))
-			return 0;
-	return 1;
 }
 
 /* Every peer has heard us and we them: measuring round trips now. */
@@ -506,7 +524,10 @@ int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
 	for (;;) {
 		uint64_t now = rte_rdtsc();
 
-		if (all_ready(x))
+		/* a barrier: an instance ready with its own peers but not
+		 * yet with every instance would start its clock early and
+		 * take a peer still measuring another as lost */
+		if (all_ready(x) && all_go(x))
 			break;
 		if (stop && *stop) {
 			snprintf(err, errlen,
