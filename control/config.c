@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_cfgfile.h>
 
@@ -519,11 +520,21 @@ static int scan_file(const char *path, struct scan *sc, char *err, size_t n)
 {
 	FILE *f = fopen(path, "r");
 	char buf[1024], sec[CFG_NAME_LEN] = "";
+	struct stat st;
 	int line = 0;
 
 	if (f == NULL) {
 		fmt_err(err, n, "%s: cannot open config file: %s", path,
 			strerror(errno));
+		return -1;
+	}
+	/* a directory opens and reads as an empty file: every default */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fmt_err(err, n,
+			"%s: not a config file (a directory); give an INI "
+			"file, e.g. configs/reference.ini",
+			path);
+		fclose(f);
 		return -1;
 	}
 	while (fgets(buf, sizeof(buf), f)) {
