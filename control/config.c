@@ -210,7 +210,11 @@ static const struct key_def keys[] = {
 	{"run", "idle_sleep_us", K_U32, OFF(idle_sleep_us), 1, 1000000, NULL,
 	 "length of one idle sleep (us)"},
 	{"run", "lateness_tolerance_ns", K_U64, OFF(lateness_tolerance_ns), 0,
-	 1e12, NULL, "warn when lateness p99 exceeds this (ns)"},
+	 1e12, NULL,
+	 "the host kept real time when the p99 of its lag on every packet "
+	 "arrival, departure and generation is at most this (ns); else the "
+	 "run exits 5. 0 = auto: one packet's serialization time on the "
+	 "fastest link"},
 	{"run", "watchdog_ms", K_U32, OFF(watchdog_ms), 0, 3600000, NULL,
 	 "stop and report a VC whose head packet has not moved for this long "
 	 "(ms, 0 = off)"},
@@ -284,7 +288,7 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->routers_per_lcore = 0;
 	cfg->idle_backoff = 1;
 	cfg->idle_sleep_us = 50;
-	cfg->lateness_tolerance_ns = 100000; /* VM noise floor: DPDK-NOTES §4 */
+	cfg->lateness_tolerance_ns = 0; /* auto: df_config_lateness_auto */
 	cfg->tsc_calibrate_ms = 100;
 	cfg->watchdog_ms = 10000;
 	cfg->ninst = 1;
@@ -997,7 +1001,28 @@ int df_config_load(struct df_config *cfg, const char *path,
 		if (cfg->link[k].credit_latency_ns == UINT64_MAX)
 			cfg->link[k].credit_latency_ns =
 				cfg->link[k].latency_ns;
+	if (cfg->lateness_tolerance_ns == 0) {
+		cfg->lateness_auto = 1;
+		cfg->lateness_tolerance_ns = df_config_lateness_auto(cfg);
+	}
 	return df_config_validate(cfg, err, n);
+}
+
+uint64_t df_config_lateness_auto(const struct df_config *c)
+{
+	double gbps = 0;
+
+	for (int k = 0; k < DF_LINK_NCLASS; k++)
+		if (c->link[k].bandwidth_gbps > gbps)
+			gbps = c->link[k].bandwidth_gbps;
+	/* Competing packets are ordered at outputs to within the lag: a lag
+	 * above a packet time leaves idle gaps no later packet can fill,
+	 * and the network's throughput becomes the host's (measured in
+	 * docs/performance.md, "Real time"). Unlimited links: no packet
+	 * time, the VM's scheduling noise floor instead. */
+	if (gbps <= 0)
+		return 100000;
+	return (uint64_t)ceil(c->packet_bytes * 8.0 / gbps);
 }
 
 void df_config_print_keys(void *file)

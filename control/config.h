@@ -208,6 +208,7 @@ struct df_config {
 	int idle_backoff;	    /* sleep when a worker has nothing to do */
 	uint32_t idle_sleep_us;
 	uint64_t lateness_tolerance_ns;
+	int lateness_auto;    /* it was 0: df_config_lateness_auto() chose it */
 	uint32_t watchdog_ms; /* a VC head still this long: stuck (0 = off) */
 	uint32_t tsc_calibrate_ms;
 };
@@ -254,6 +255,10 @@ const char *df_config_origin(const struct df_config *cfg, const char *sec,
 
 /* Cross-field checks (topology sizes, VC counts...). */
 int df_config_validate(const struct df_config *cfg, char *err, size_t errlen);
+
+/* The lateness tolerance [run] lateness_tolerance_ns = 0 stands for: one
+ * packet's serialization time on the fastest link, in ns. */
+uint64_t df_config_lateness_auto(const struct df_config *cfg);
 
 /* Print the accepted keys with defaults (for --help). */
 void df_config_print_keys(void *file);

@@ -117,7 +117,7 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		struct dp_pkt *pk = dp_pkt(m);
 		struct dp_vcq *q = &p->q[pk->vc];
 
-		dp_hist_add(&lc->st.lateness, now - pk->due_tsc);
+		dp_late_add(lc, now, pk->due_tsc);
 		if (unlikely(pk->due_tsc <= p->in->drop_until)) {
 			lost(r, p, m, now, DP_DROP_LINK_DOWN);
 			continue;
@@ -205,6 +205,8 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len);
 	finish = op->out->busy_until;
 	q->last_start = finish - dp_link_ser(op->out, m->pkt_len);
+	/* how late the host moved it: its emulated start against now */
+	dp_late_add(r->lc, now, q->last_start);
 	dp_credit_return(r, ip, qi / DF_MAX_VC, vc, op, pk->out_vc,
 			 q->last_start, finish, pk->flits);
 	pk->vc = pk->out_vc;

@@ -105,6 +105,7 @@ static void generate(struct dp_term *t, uint64_t now)
 		return;
 	case DF_PROC_PERIODIC:
 		while (t->next_gen <= now) {
+			dp_late_add(t->lc, now, t->next_gen);
 			add_packet(t, t->next_gen);
 			advance(t, run->gap_q16);
 		}
@@ -117,6 +118,7 @@ static void generate(struct dp_term *t, uint64_t now)
 				   0x1.0p-53;
 			uint64_t k = 1 + (uint64_t)(log(u) / run->ln1m_load);
 
+			dp_late_add(t->lc, now, t->next_gen);
 			add_packet(t, t->next_gen);
 			advance(t, k * run->slot_q16);
 		}
@@ -155,6 +157,10 @@ static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0,
 
 	p->credits[0] -= pk->flits;
 	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len);
+	/* a host behind its schedule injects late: counted, since the
+	 * arrivals downstream look punctual (their due times move too) */
+	dp_late_add(t->lc, now,
+		    p->out->busy_until - dp_link_ser(p->out, m->pkt_len));
 	dp_cap_tap(t->lc, p->out, m, 0, 0, now);
 	if (unlikely(dp_link_push(p->out, m, pk->due_tsc) != 0)) {
 		t->lc->st.enq_fail++;
@@ -310,7 +316,7 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
 	struct dp_pkt *pk = dp_pkt(m);
 	struct dp_out o;
 
-	dp_hist_add(&t->lc->st.lateness, now - pk->due_tsc);
+	dp_late_add(t->lc, now, pk->due_tsc);
 	/* a host's frame to a terminal with no port: the sink takes it; its
 	 * payload is the host's, not ours to check */
 	if (!(pk->flags & DP_PKT_EXTERNAL))
@@ -421,7 +427,7 @@ static unsigned port_step(struct dp_term *t, uint64_t now)
 	while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
 		struct dp_out o;
 
-		dp_hist_add(&lc->st.lateness, now - dp_pkt(m)->due_tsc);
+		dp_late_add(lc, now, dp_pkt(m)->due_tsc);
 		capture(m, &o);
 		if (rte_eth_tx_burst((uint16_t)t->eth, 0, &m, 1) != 1) {
 			t->held = m;

@@ -169,6 +169,18 @@ static inline uint32_t dp_rand_group(struct dp_lcore *lc,
 	return tb->inter[dp_rand_below(lc, tb->ninter)];
 }
 
+/*
+ * The host's lag on one event: how long after its emulated instant due
+ * the worker got to it (now). Every packet arrival, departure and
+ * generation counts, so a host that falls behind shows it where the work
+ * starts, not only on the packets it got to (docs/performance.md, "Real
+ * time").
+ */
+static inline void dp_late_add(struct dp_lcore *lc, uint64_t now, uint64_t due)
+{
+	dp_hist_add(&lc->st.lateness, now > due ? now - due : 0);
+}
+
 unsigned dp_term_step(struct dp_term *t, uint64_t now);
 /* Has the terminal work of its own for the next sweep? */
 int dp_term_busy(const struct dp_term *t);

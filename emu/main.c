@@ -111,7 +111,10 @@ static void usage(FILE *f, const char *prog)
 		   "credits lost, packets lost or duplicated);\n2 bad "
 		   "arguments or config; 3 DPDK/EAL or resource error;\n4 "
 		   "an instance was lost, the others completed without it, "
-		   "accounted for.\n");
+		   "accounted for;\n5 accounted for, but the host did not "
+		   "keep real time (lateness p99 above\n[run] "
+		   "lateness_tolerance_ns): the figures are partly the "
+		   "host's.\n");
 }
 
 static int parse_app(int argc, char **argv, struct app_args *a)
@@ -592,6 +595,9 @@ int main(int argc, char **argv)
 		 * that was lost */
 		if (rc == 0 && rep.part.nlost)
 			rc = 4;
+		/* accounted for, but partly the host's numbers */
+		if (rc == 0 && !rep.lateness_ok)
+			rc = 5;
 		if (app.json &&
 		    df_report_json(&pl, &rep, app.json, err, sizeof(err))) {
 			fprintf(stderr, "dfemu: %s\n", err);

@@ -325,11 +325,14 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			(unsigned long long)r->switches);
 	if (r->outputs)
 		print_credit_delay(f, r);
-	fprintf(f, "  %-22s p50 %llu  p99 %llu  max %llu%s\n", "lateness (ns)",
-		(unsigned long long)r->late_p50_ns,
+	fprintf(f,
+		"  %-22s p50 %llu  p99 %llu  max %llu  (tolerance %llu%s)%s\n",
+		"lateness (ns)", (unsigned long long)r->late_p50_ns,
 		(unsigned long long)r->late_p99_ns,
 		(unsigned long long)r->late_max_ns,
-		r->lateness_ok ? "" : "  WARNING");
+		(unsigned long long)c->lateness_tolerance_ns,
+		c->lateness_auto ? ", one packet time" : "",
+		r->lateness_ok ? "" : "  NOT REAL TIME");
 	fprintf(f, "  %-22s %s%s%s", "credits conserved",
 		r->credits_conserved ? "yes" : "NO: ",
 		r->credits_conserved ? "" : r->credit_issue,
@@ -386,13 +389,17 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			(unsigned long long)c->drain_timeout_ms);
 	if (!r->lateness_ok)
 		fprintf(f,
-			"  WARNING: lateness p99 %llu ns exceeds [run] "
-			"lateness_tolerance_ns = %llu: the host did not keep "
-			"up with the emulated time. Lower the link "
-			"bandwidths or the load, use hugepages, or give the "
-			"routers more lcores.\n",
+			"  NOT REAL TIME: lateness p99 %llu ns exceeds [run] "
+			"lateness_tolerance_ns = %llu%s: the host did not keep "
+			"up with the emulated time, so throughput and latency "
+			"are partly the host's (exit status 5). Lower the "
+			"link bandwidths or the load, use hugepages, or give "
+			"the routers more lcores.\n",
 			(unsigned long long)r->late_p99_ns,
-			(unsigned long long)c->lateness_tolerance_ns);
+			(unsigned long long)c->lateness_tolerance_ns,
+			c->lateness_auto ? " (auto: one packet's time on the "
+					   "fastest link)"
+					 : "");
 	if (r->enq_fail || r->corrupt)
 		fprintf(f,
 			"  ERROR: %llu ring overflows, %llu corrupt frames "
@@ -653,10 +660,15 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	json_partition(f, &r->part);
 	fprintf(f,
 		"  \"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, "
-		"\"max\": %llu, \"within_tolerance\": %s},\n",
+		"\"max\": %llu, \"tolerance\": %llu, \"tolerance_auto\": %s, "
+		"\"within_tolerance\": %s},\n"
+		"  \"kept_real_time\": %s,\n",
 		(unsigned long long)r->late_p50_ns,
 		(unsigned long long)r->late_p99_ns,
 		(unsigned long long)r->late_max_ns,
+		(unsigned long long)pl->cfg.lateness_tolerance_ns,
+		pl->cfg.lateness_auto ? "true" : "false",
+		r->lateness_ok ? "true" : "false",
 		r->lateness_ok ? "true" : "false");
 	fprintf(f,
 		"  \"ports\": {\"rx\": %llu, \"tx\": %llu, \"arp_replies\": "

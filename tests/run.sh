@@ -71,6 +71,8 @@ run faults "tests/test_faults.sh" "$REL/emu/dfemu"
 run faults-san "tests/test_faults.sh" "$SAN/emu/dfemu"
 run scale "tests/test_scale.sh" "$REL/emu/dfemu"
 run scale-san "tests/test_scale.sh" "$SAN/emu/dfemu"
+run realtime "tests/test_realtime.sh" "$REL/emu/dfemu"
+run realtime-san "tests/test_realtime.sh" "$SAN/emu/dfemu" san
 run instances "tests/test_instances.sh" "$REL/emu/dfemu"
 run instances-san "tests/test_instances.sh" "$SAN/emu/dfemu" san
 run dissector "tests/test_dissector.sh"

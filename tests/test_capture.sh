@@ -19,7 +19,7 @@ cleanup() {
 trap cleanup EXIT
 . tests/tap.sh
 EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning"
-SMALL="--config configs/small.ini --quiet --set traffic.warmup_ms=0"
+SMALL="--config configs/small.ini --quiet --set traffic.warmup_ms=0 $ACCOUNT_ONLY"
 
 # capture RUN-NAME ARGS...: a short run on small.ini, report in NAME.json
 capture() {
@@ -228,7 +228,7 @@ ok $? "capture to a full disk (/dev/full): the run completes accounted, the erro
 
 # 7. telemetry while traffic runs, and --stats-csv
 # shellcheck disable=SC2086
-"$DFEMU" --config configs/small.ini --quiet --set traffic.load=0.1 \
+"$DFEMU" --config configs/small.ini --quiet $ACCOUNT_ONLY --set traffic.load=0.1 \
 	--set traffic.measure_ms=60000 --stats-csv "$TMP/s.csv" \
 	--json "$TMP/tel.json" $EAL --file-prefix=dftel$$ >"$TMP/tel.log" 2>&1 &
 emu=$!

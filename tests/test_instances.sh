@@ -33,7 +33,7 @@ MEM="--no-pci --no-huge -m 1024 --no-shconf --log-level=warning"
 EAL0="--eal --lcores=0@0,1@1 $MEM --file-prefix=dfi0$$"
 EAL1="--eal --lcores=0@1,1@0 $MEM --file-prefix=dfi1$$"
 RUN="--quiet --set traffic.warmup_ms=50 --set traffic.measure_ms=300
-	--set traffic.load=$LOAD"
+	--set traffic.load=$LOAD $ACCOUNT_ONLY"
 PEERS="--set partition.i0.peer1=net_memif0,role=server,socket=$SOCK
 	--set partition.i1.peer0=net_memif0,role=client,socket=$SOCK"
 

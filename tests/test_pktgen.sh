@@ -69,7 +69,7 @@ ok $? "pcap written"
 	echo "[terminals]"
 	echo "t0 = net_pcap0,rx_pcap=$TMP/u.pcap,tx_pcap=$TMP/o.pcap"
 } >"$TMP/p.ini"
-"$DFEMU" --config "$TMP/p.ini" --set traffic.load=0 \
+"$DFEMU" --config "$TMP/p.ini" $ACCOUNT_ONLY --set traffic.load=0 \
 	--set traffic.warmup_ms=0 --set traffic.measure_ms=200 \
 	--json "$TMP/r.json" --eal -l 0-1 --no-pci --no-huge -m 512 \
 	--no-shconf --log-level=warning --file-prefix=dfpg$$ >"$TMP/log" 2>&1

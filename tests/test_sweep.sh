@@ -18,7 +18,7 @@ tools/dfemu-sweep --dfemu "$DFEMU" --config configs/small.ini \
 	--set links.terminal_bandwidth_gbps=0.1 \
 	--set links.local_bandwidth_gbps=0.1 \
 	--set links.global_bandwidth_gbps=0.1 \
-	--set traffic.warmup_ms=20 --set traffic.measure_ms=300 \
+	--set traffic.warmup_ms=20 --set traffic.measure_ms=300 $ACCOUNT_ONLY \
 	--out "$TMP/out" >"$TMP/log" 2>&1
 ok $? "a 2 x 2 sweep runs"
 grep -q '^\[4/4\] val' "$TMP/log"
@@ -57,6 +57,28 @@ assert abs(r["accepted_load"] - float(row["accepted_load"])) < 0.02, \
     (r["accepted_load"], row["accepted_load"], r["lateness_ns"])
 PY
 ok $? "a CSV row's command reproduces the run"
+# a point the host could not keep up with (20 Gb/s links: a packet takes
+# 205 ns): marked, not used for saturation
+tools/dfemu-sweep --dfemu "$DFEMU" --config configs/reference.ini \
+	--algorithms min --patterns uniform --loads 0.3 \
+	--set links.terminal_bandwidth_gbps=20 \
+	--set links.local_bandwidth_gbps=20 \
+	--set links.global_bandwidth_gbps=20 --set traffic.finish=stop \
+	--set traffic.warmup_ms=1 --set traffic.measure_ms=2 \
+	--out "$TMP/late" >"$TMP/late.log" 2>&1
+rc=$?
+python3 - "$TMP/late" <<'PY'
+import csv, sys
+d = sys.argv[1]
+(row,) = csv.DictReader(open(d + "/sweep.csv"))
+assert row["exit_code"] == "5" and row["kept_real_time"] == "False", row
+(sat,) = csv.DictReader(open(d + "/saturation.csv"))
+assert sat["saturation_load"] == "" and float(sat["max_accepted"]) == 0, sat
+PY
+[ $? -eq 0 ] && [ $rc -eq 0 ] &&
+	grep -q "NOT REAL TIME, not used" "$TMP/late.log" &&
+	grep -q "1 point(s) did not keep real time" "$TMP/late.log"
+ok $? "a point that did not keep real time (exit 5): marked in the CSV and the log, not used for saturation"
 # --replot: the same plots again from the CSV, no runs
 rm -f "$TMP/out"/*.png
 tools/dfemu-sweep --dfemu "$DFEMU" --algorithms min,val \

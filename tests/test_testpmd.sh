@@ -68,7 +68,7 @@ start_dfemu() {
 		echo "t5 = net_memif5,role=server,socket=$SOCK/t5.sock,socket-abstract=no"
 	} >"$TMP/$1.ini"
 	# shellcheck disable=SC2086
-	"$DFEMU" --config "$TMP/$1.ini" --quiet --set traffic.load=0 \
+	"$DFEMU" --config "$TMP/$1.ini" --quiet $ACCOUNT_ONLY --set traffic.load=0 \
 		--set traffic.warmup_ms=0 --set traffic.measure_ms=120000 \
 		--json "$TMP/$1.json" $EAL --file-prefix=tpd$$ \
 		>"$TMP/$1.log" 2>&1 &
