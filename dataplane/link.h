@@ -123,14 +123,13 @@ static inline uint64_t dp_link_ser(const struct dp_link *l, uint32_t len)
 /*
  * Send: the packet starts at max(serializer free, ready), where ready is
  * the latest of its arrival and the credit that let it go (the caller
- * passes it). Returns the due time at the far end.
+ * passes it); *start says when. Returns the due time at the far end.
  */
 static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
-				      uint32_t len)
+				      uint32_t len, uint64_t *start)
 {
-	uint64_t start = l->busy_until > ready ? l->busy_until : ready;
-
-	l->busy_until = start + dp_link_ser(l, len);
+	*start = l->busy_until > ready ? l->busy_until : ready;
+	l->busy_until = *start + dp_link_ser(l, len);
 	l->tx_pkts++;
 	l->tx_bytes += len;
 	return l->busy_until + l->lat_tsc;

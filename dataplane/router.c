@@ -202,9 +202,9 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	if (op->credit_t[pk->out_vc] > ready)
 		ready = op->credit_t[pk->out_vc];
 	op->credits[pk->out_vc] -= pk->flits;
-	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len);
+	pk->due_tsc =
+		dp_link_depart(op->out, ready, m->pkt_len, &q->last_start);
 	finish = op->out->busy_until;
-	q->last_start = finish - dp_link_ser(op->out, m->pkt_len);
 	/* how late the host moved it: its emulated start against now */
 	dp_late_add(r->lc, now, q->last_start);
 	dp_credit_return(r, ip, qi / DF_MAX_VC, vc, op, pk->out_vc,

@@ -153,14 +153,13 @@ static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0,
 {
 	struct dp_port *p = &t->port;
 	struct dp_pkt *pk = dp_pkt(m);
-	uint64_t ready = t0 > p->credit_t[0] ? t0 : p->credit_t[0];
+	uint64_t ready = t0 > p->credit_t[0] ? t0 : p->credit_t[0], start;
 
 	p->credits[0] -= pk->flits;
-	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len);
+	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len, &start);
 	/* a host behind its schedule injects late: counted, since the
 	 * arrivals downstream look punctual (their due times move too) */
-	dp_late_add(t->lc, now,
-		    p->out->busy_until - dp_link_ser(p->out, m->pkt_len));
+	dp_late_add(t->lc, now, start);
 	dp_cap_tap(t->lc, p->out, m, 0, 0, now);
 	if (unlikely(dp_link_push(p->out, m, pk->due_tsc) != 0)) {
 		t->lc->st.enq_fail++;
