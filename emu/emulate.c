@@ -76,6 +76,21 @@ static uint32_t buffer_total(const struct df_plan *pl, int c)
 	return (pl->tb.nvcs[c] + esc) * pl->cfg.link[c].buffer_flits;
 }
 
+/* Entries of each FIFO of a link of class c: one per flit of the far
+ * buffer, so packets and credit messages in flight never exceed it. */
+static uint32_t fifo_cap(const struct df_plan *pl, int c)
+{
+	return rte_align32pow2(buffer_total(pl, c));
+}
+
+/* Bytes of one link of class c: the link and its two FIFOs. */
+static uint64_t link_bytes(const struct df_plan *pl, int c)
+{
+	return sizeof(struct dp_link) +
+	       (uint64_t)fifo_cap(pl, c) *
+		       (sizeof(struct dp_flight) + sizeof(struct dp_credit));
+}
+
 /* Out of DPDK memory for what: what the plan needs is in --check. */
 static int oom(struct emu *e, const char *what)
 {
@@ -91,9 +106,7 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 		     uint32_t from_port, uint32_t to, uint32_t to_port)
 {
 	const struct df_link_params *lp = &e->pl->cfg.link[cls];
-	/* one entry per flit of the far buffer: packets and credit
-	 * messages in flight never exceed it */
-	uint32_t cap = rte_align32pow2(buffer_total(e->pl, cls));
+	uint32_t cap = fifo_cap(e->pl, cls);
 
 	l->cls = cls;
 	l->from = from;
@@ -1544,13 +1557,10 @@ uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 			continue;
 		/* its input queues, and the link it sends on */
 		b += vcq * (pl->cfg.algorithm == DF_ALG_UGAL_L_CR ? 4 : 1);
-		b += sizeof(struct dp_port) + sizeof(struct dp_link) +
-		     2 * 16ULL * rte_align32pow2(buffer_total(pl, pi->cls));
+		b += sizeof(struct dp_port) + link_bytes(pl, pi->cls);
 		/* a terminal's port: its link to the router too */
 		if (pi->cls == DF_LINK_TERMINAL)
-			b += sizeof(struct dp_link) +
-			     2 * 16ULL *
-				     rte_align32pow2(buffer_total(pl, pi->cls));
+			b += link_bytes(pl, pi->cls);
 	}
 	b += (uint64_t)t->nrouters * sizeof(struct dp_router);
 	b += (uint64_t)t->nterms * (sizeof(struct dp_term) + sq * 8);
