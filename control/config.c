@@ -22,7 +22,18 @@
 #include "partition.h"
 #include "terminals.h"
 
-enum key_type { K_U32, K_U64, K_DBL, K_ENUM, K_BOOL, K_VCS, K_STR, K_ARR };
+/* K_SCALE: a number, or "auto" stored as 0 */
+enum key_type {
+	K_U32,
+	K_U64,
+	K_DBL,
+	K_ENUM,
+	K_BOOL,
+	K_VCS,
+	K_STR,
+	K_ARR,
+	K_SCALE
+};
 
 struct key_def {
 	const char *section;
@@ -215,6 +226,10 @@ static const struct key_def keys[] = {
 	 "arrival, departure and generation is at most this (ns); else the "
 	 "run exits 5. 0 = auto: one packet's serialization time on the "
 	 "fastest link"},
+	{"run", "time_scale", K_SCALE, OFF(time_scale), 1, 1e6, NULL,
+	 "time dilation: every emulated time runs this many times slower "
+	 "on the host, reports stay in emulated units; auto: the smallest "
+	 "that keeps real time, from short trial runs"},
 	{"run", "watchdog_ms", K_U32, OFF(watchdog_ms), 0, 3600000, NULL,
 	 "stop and report a VC whose head packet has not moved for this long "
 	 "(ms, 0 = off)"},
@@ -289,6 +304,7 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->idle_backoff = 1;
 	cfg->idle_sleep_us = 50;
 	cfg->lateness_tolerance_ns = 0; /* auto: df_config_lateness_auto */
+	cfg->time_scale = 1;
 	cfg->tsc_calibrate_ms = 100;
 	cfg->watchdog_ms = 10000;
 	cfg->ninst = 1;
@@ -356,6 +372,10 @@ static void allowed_of(const struct key_def *k, char *buf, size_t n)
 		break;
 	case K_DBL:
 		snprintf(buf, n, "a number from %g to %g", k->min, k->max);
+		break;
+	case K_SCALE:
+		snprintf(buf, n, "auto, or a number from %g to %g", k->min,
+			 k->max);
 		break;
 	case K_STR:
 		snprintf(buf, n, "text of up to %.0f characters", k->max - 1);
@@ -451,6 +471,12 @@ static int parse_value(const struct key_def *k, const char *val,
 				return 0;
 			}
 		return -1;
+	case K_SCALE:
+		if (!strcmp(val, "auto")) {
+			*(double *)dst = 0;
+			return 0;
+		}
+		/* fall through */
 	case K_DBL: {
 		errno = 0;
 		double d = strtod(val, &end);
@@ -814,6 +840,28 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 	return 0;
 }
 
+/* What time dilation cannot do (docs/realtime.md, "Time dilation"). */
+static int time_scale_validate(const struct df_config *c, char *err, size_t n)
+{
+	if (c->time_scale != 1 && c->ninst > 1) {
+		fmt_err(err, n,
+			"%s: [run] time_scale must be 1 with [partition] "
+			"instances = %u: the instances match their clocks in "
+			"wall time",
+			AT("run", "time_scale"), c->ninst);
+		return -1;
+	}
+	if (c->time_scale == 0 && (c->nbind || c->mode != DF_MODE_STEADY)) {
+		fmt_err(err, n,
+			"%s: [run] time_scale = auto calibrates on the "
+			"generated traffic of a steady run, without ports "
+			"([terminals]); give a number (1 = real time)",
+			AT("run", "time_scale"));
+		return -1;
+	}
+	return 0;
+}
+
 int df_config_validate(const struct df_config *c, char *err, size_t n)
 {
 	uint32_t gmax = c->a * c->h + 1;
@@ -942,7 +990,8 @@ traffic:
 			AT("topology", "p"));
 		return -1;
 	}
-	if (df_term_validate(c, err, n) || df_part_validate(c, err, n))
+	if (time_scale_validate(c, err, n) || df_term_validate(c, err, n) ||
+	    df_part_validate(c, err, n))
 		return -1;
 	return df_cap_validate(c, err, n);
 }
@@ -1018,7 +1067,7 @@ uint64_t df_config_lateness_auto(const struct df_config *c)
 	/* Competing packets are ordered at outputs to within the lag: a lag
 	 * above a packet time leaves idle gaps no later packet can fill,
 	 * and the network's throughput becomes the host's (measured in
-	 * docs/performance.md, "Real time"). Unlimited links: no packet
+	 * docs/realtime.md). Unlimited links: no packet
 	 * time, the VM's scheduling noise floor instead. */
 	if (gbps <= 0)
 		return 100000;

@@ -209,6 +209,9 @@ struct df_config {
 	uint32_t idle_sleep_us;
 	uint64_t lateness_tolerance_ns;
 	int lateness_auto;    /* it was 0: df_config_lateness_auto() chose it */
+	double time_scale;    /* emulated time runs this many times slower;
+			       * 0 = auto until emu/timescale.c chose it */
+	int time_scale_auto;  /* auto chose time_scale */
 	uint32_t watchdog_ms; /* a VC head still this long: stuck (0 = off) */
 	uint32_t tsc_calibrate_ms;
 };

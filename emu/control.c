@@ -30,7 +30,8 @@ struct emu_ctl {
 	struct dp_run *run;
 	struct dp_router *const *routers;
 	struct dp_term *const *terms;
-	double hz;
+	double hz;	/* TSC per emulated second: event times, the log */
+	double wall_hz; /* TSC per wall second: how long checks took */
 	uint64_t t0;
 	uint32_t next_event;
 	int deferred; /* the next event waits for a change to settle */
@@ -447,7 +448,7 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 				"freedom is its escape ring's"
 			      : "these tables, the ones before and packets "
 				"going from one to the other",
-		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz, extra);
+		 (double)(rte_rdtsc() - t_check) * 1e3 / c->wall_hz, extra);
 	make(c, nt, down ? DF_FAULT_DOWN : DF_FAULT_UP, r, port, now, msg, n);
 	return 0;
 }
@@ -484,7 +485,7 @@ static int drain_op(struct emu_ctl *c, uint32_t r, int drain, uint64_t now,
 		 nterm, drain ? "stopped generating" : "generate again",
 		 (unsigned long long)changed_entries(nt, &c->pl->tb),
 		 (unsigned long long)t->nrouters * (t->nrouters - 1),
-		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz);
+		 (double)(rte_rdtsc() - t_check) * 1e3 / c->wall_hz);
 	make(c, nt, drain ? DF_FAULT_DRAIN : DF_FAULT_UNDRAIN, r, 0, now, msg,
 	     n);
 	return 0;
@@ -630,7 +631,7 @@ static int lose(struct emu_ctl *c, uint32_t j, const char *why, uint64_t now,
 		 why, lo, hi - 1, nlinks, links, nlinks > 6 ? ", ..." : "",
 		 (unsigned long long)changed_entries(nt, &c->pl->tb),
 		 (unsigned long long)t->nrouters * (t->nrouters - 1),
-		 (double)(rte_rdtsc() - t_check) * 1e3 / c->hz);
+		 (double)(rte_rdtsc() - t_check) * 1e3 / c->wall_hz);
 	rc = 0;
 out:
 	add_log(c, now, rc == 0, what, msg);
@@ -725,7 +726,7 @@ int emu_ctl_instance_lost(struct emu_ctl *c, uint32_t j, const char *why,
 struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 			      struct dp_router *const *routers,
 			      struct dp_term *const *terms, double hz,
-			      uint64_t t0, char *err, size_t errlen)
+			      double ehz, uint64_t t0, char *err, size_t errlen)
 {
 	struct emu_ctl *c = calloc(1, sizeof(*c));
 
@@ -737,7 +738,8 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 	c->run = run;
 	c->routers = routers;
 	c->terms = terms;
-	c->hz = hz;
+	c->hz = ehz;
+	c->wall_hz = hz;
 	c->t0 = t0;
 	c->load = pl->cfg.load;
 	c->why_not = df_faults_unsupported(&pl->cfg);
@@ -765,7 +767,7 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 			    (lp->bandwidth_gbps > 0
 				     ? run->max_frame * 8.0 / lp->bandwidth_gbps
 				     : 0);
-		uint64_t tsc = (uint64_t)(ns * hz / 1e9) + 1;
+		uint64_t tsc = (uint64_t)(ns * ehz / 1e9) + 1;
 		if (tsc > c->link_delay)
 			c->link_delay = tsc;
 	}

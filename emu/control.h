@@ -23,7 +23,8 @@ struct emu_ctl;
 struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 			      struct dp_router *const *routers,
 			      struct dp_term *const *terms, double hz,
-			      uint64_t t0, char *err, size_t errlen);
+			      double ehz, uint64_t t0, char *err,
+			      size_t errlen);
 /* Main lcore: scheduled events now due, and a pending command. */
 void emu_ctl_poll(struct emu_ctl *c, uint64_t now);
 /* A partitioned run lost instance j (emu/instances.c): its routers are

@@ -91,6 +91,7 @@ struct df_report {
 	int fully_drained; /* nothing left in flight at the end */
 	int interrupted;   /* 1: measurement cut short, 2: drain cut short */
 	double wall_s, measure_s, tsc_hz;
+	double time_scale;	 /* [run] time_scale of the run */
 	double batch_time_ns;	 /* batch modes: start to the last delivery */
 	uint64_t rx_min, rx_max; /* packets received per terminal, extremes */
 	/* terminals on DPDK ports: frames in, out, ARP answered, refusals */
@@ -173,6 +174,12 @@ struct df_emu_opts {
 int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	       struct df_report *rep, char *err, size_t errlen);
 
+/* [run] time_scale = auto: set pl->cfg.time_scale to the smallest time
+ * dilation that keeps real time, from short trial runs (emu/timescale.c);
+ * each trial's lag goes to log (NULL: quiet). -1 on error (err). */
+int df_time_scale_auto(struct df_plan *pl, const struct df_emu_opts *o,
+		       FILE *log, char *err, size_t errlen);
+
 /* s as a JSON string, quotes and escapes included. */
 void df_json_str(FILE *f, const char *s);
 
@@ -181,11 +188,14 @@ void df_report_free(struct df_report *r);
 
 void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		     FILE *f);
+/* The report's and --check's "time scale" line: n = [run] time_scale of
+ * the run (0: auto, not chosen yet), and what it means for ports. */
+void df_report_time_scale(FILE *f, const struct df_config *c, double n);
 int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		   const char *path, char *err, size_t errlen);
 
-/* TSC rate measured against CLOCK_MONOTONIC_RAW (DPDK-NOTES.md §0: DPDK's
- * own value is rounded to 10 MHz, 0.19 % off on our VMs). */
+/* TSC rate measured against CLOCK_MONOTONIC_RAW (DPDK's own value is rounded
+ * to 10 MHz: 0.19 % off on our VMs). */
 double df_tsc_calibrate(uint32_t ms);
 
 /* EAL's --file-prefix (the last part of its runtime directory). */

@@ -36,7 +36,9 @@
 
 struct emu {
 	const struct df_plan *pl;
-	double hz;
+	/* TSC ticks per wall second, and per emulated second: hz times
+	 * [run] time_scale (docs/realtime.md, "Time dilation") */
+	double hz, ehz;
 	struct dp_run run;
 	struct dp_lcore **lc;
 	unsigned *lcore_id;
@@ -113,12 +115,12 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 	l->from_port = from_port;
 	l->to = to;
 	l->to_port = to_port;
-	l->lat_tsc = ns_to_tsc(e->hz, lp->latency_ns);
-	l->credit_lat_tsc = ns_to_tsc(e->hz, lp->credit_latency_ns);
+	l->lat_tsc = ns_to_tsc(e->ehz, lp->latency_ns);
+	l->credit_lat_tsc = ns_to_tsc(e->ehz, lp->credit_latency_ns);
 	/* 8 bits per byte at bandwidth_gbps bits per ns */
 	l->cyc_per_byte_q16 = lp->bandwidth_gbps > 0
 				      ? (uint64_t)(8.0 / lp->bandwidth_gbps *
-						   e->hz / 1e9 * 65536.0)
+						   e->ehz / 1e9 * 65536.0)
 				      : 0;
 	l->mask = cap - 1;
 	l->pkt = emu_arena_alloc(&e->mem, cap * sizeof(*l->pkt));
@@ -225,7 +227,7 @@ static int build_capture(struct emu *e)
 		d[i].term_from = i >= rp && i < rp + t->nterms;
 	}
 	rc = df_capture_start(&e->cap, &e->pl->cfg, e->links, d, e->nlinks,
-			      e->lc, e->pl->nworkers, &e->run, e->hz, e->err,
+			      e->lc, e->pl->nworkers, &e->run, e->ehz, e->err,
 			      e->errlen);
 	free(d);
 	return rc;
@@ -651,7 +653,7 @@ static void init_run(struct emu *e)
 	run->a = c->a;
 	run->g = c->g;
 	run->ln1m_load = log1p(-c->load);
-	run->slot_q16 = (uint64_t)(slot * e->hz / 1e9 * 65536.0);
+	run->slot_q16 = (uint64_t)(slot * e->ehz / 1e9 * 65536.0);
 	run->gap_q16 =
 		c->load > 0 ? (uint64_t)(run->slot_q16 / c->load) : UINT64_MAX;
 	run->idle_backoff = c->idle_backoff;
@@ -704,9 +706,9 @@ static void live_p99(const struct emu *e, uint64_t *lat, uint64_t *late,
 	for (uint32_t i = 0; i < DP_HIST_BUCKETS; i++)
 		hd.b[i] = hx.b[i] - hp.b[i];
 	hp = hx;
-	*lat = (uint64_t)(dp_hist_quantile(&hl, 0.99) * 1e9 / e->hz);
-	*late = (uint64_t)(dp_hist_quantile(&hx, 0.99) * 1e9 / e->hz);
-	*late_iv = (uint64_t)(dp_hist_quantile(&hd, 0.99) * 1e9 / e->hz);
+	*lat = (uint64_t)(dp_hist_quantile(&hl, 0.99) * 1e9 / e->ehz);
+	*late = (uint64_t)(dp_hist_quantile(&hx, 0.99) * 1e9 / e->ehz);
+	*late_iv = (uint64_t)(dp_hist_quantile(&hd, 0.99) * 1e9 / e->ehz);
 }
 
 /* One line a second: progress, the load offered and accepted over the
@@ -718,9 +720,9 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 			uint64_t *prev_t)
 {
 	const struct df_config *c = &e->pl->cfg;
-	double el = (double)(now - t0) / e->hz;
+	double el = (double)(now - t0) / e->ehz;
 	double total = (c->warmup_ms + c->measure_ms) / 1e3;
-	double dt = (double)(now - *prev_t) / e->hz;
+	double dt = (double)(now - *prev_t) / e->ehz;
 	double cap = c->link[DF_LINK_TERMINAL].bandwidth_gbps * 1e9 / 8 *
 		     e->pl->topo.nterms * dt / c->packet_bytes;
 	double off = cap > 0 ? (s->generated - prev->generated) / cap : 0.0;
@@ -833,7 +835,7 @@ static int watch_check(struct emu *e, struct watch *w, uint64_t now,
 		       struct df_report *rep, FILE *dump)
 {
 	const struct df_topo *t = &e->pl->topo;
-	uint64_t limit = ns_to_tsc(e->hz, e->pl->cfg.watchdog_ms * 1000000ULL);
+	uint64_t limit = ns_to_tsc(e->ehz, e->pl->cfg.watchdog_ms * 1000000ULL);
 	uint32_t nstuck = 0;
 	char why[200];
 
@@ -858,7 +860,7 @@ static int watch_check(struct emu *e, struct watch *w, uint64_t now,
 					w->since[i] = now;
 				if (now - w->since[i] < limit)
 					continue;
-				double ms = (now - w->since[i]) * 1e3 / e->hz;
+				double ms = (now - w->since[i]) * 1e3 / e->ehz;
 				const char *cls = df_link_class_name(p->cls);
 				waits_for(e->routers[r], q, now, why,
 					  sizeof(why));
@@ -895,7 +897,7 @@ static int interrupt(struct emu *e, const struct df_emu_opts *o, uint64_t now,
 		     struct df_report *rep, uint64_t *deadline)
 {
 	uint64_t drain =
-		ns_to_tsc(e->hz, e->pl->cfg.drain_timeout_ms * 1000000ULL);
+		ns_to_tsc(e->ehz, e->pl->cfg.drain_timeout_ms * 1000000ULL);
 
 	struct dp_run *run = &e->run;
 
@@ -1014,7 +1016,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 				 .terms = e->terms,
 				 .links = e->links,
 				 .nlinks = e->nlinks,
-				 .hz = e->hz,
+				 .hz = e->ehz,
 				 .t0 = t0};
 	struct dp_stats s, prev = {0};
 	int batch = c->mode != DF_MODE_STEADY;
@@ -1024,8 +1026,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			  .since = calloc(nvq, sizeof(uint64_t))};
 	struct emu_ctl *ctl;
 
-	run->m0 = t0 + ns_to_tsc(e->hz, c->warmup_ms * 1000000ULL);
-	run->m1 = run->m0 + ns_to_tsc(e->hz, c->measure_ms * 1000000ULL);
+	run->m0 = t0 + ns_to_tsc(e->ehz, c->warmup_ms * 1000000ULL);
+	run->m1 = run->m0 + ns_to_tsc(e->ehz, c->measure_ms * 1000000ULL);
 	if (batch) {
 		/* every packet is measured; the time limit is the timeout */
 		run->m0 = t0;
@@ -1033,7 +1035,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		phase = "batch";
 	}
 	deadline = (batch ? t0 : run->m1) +
-		   ns_to_tsc(e->hz, c->drain_timeout_ms * 1000000ULL);
+		   ns_to_tsc(e->ehz, c->drain_timeout_ms * 1000000ULL);
 	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
 		struct dp_term *t = e->terms[i];
 		unsigned seed = (unsigned)(c->seed * 7919 + i);
@@ -1056,8 +1058,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 						 (e->pl->topo.nterms - 1);
 		while (df_gcd(t->a2a_mul, e->pl->topo.nterms - 1) != 1);
 	}
-	ctl = emu_ctl_start(e->pl, run, e->routers, e->terms, e->hz, t0, e->err,
-			    e->errlen);
+	ctl = emu_ctl_start(e->pl, run, e->routers, e->terms, e->hz, e->ehz, t0,
+			    e->err, e->errlen);
 	run->gen_on = 1;
 	rte_smp_wmb();
 	for (uint32_t w = 0; w < e->pl->nworkers; w++)
@@ -1265,7 +1267,7 @@ static void latency_of(const struct dp_hist *h, double ns, struct df_latency *l)
 static void fill_outputs(const struct emu *e, struct df_report *rep)
 {
 	const struct df_topo *t = &e->pl->topo;
-	double ns = 1e9 / e->hz;
+	double ns = 1e9 / e->ehz;
 
 	if (!e->run.credit_delay)
 		return;
@@ -1306,7 +1308,7 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	struct dp_stats s;
 	struct dp_hist *lat = calloc(1, sizeof(*lat));
 	struct dp_hist *late = calloc(1, sizeof(*late));
-	double ns = 1e9 / e->hz;
+	double ns = 1e9 / e->ehz;
 	double bw = c->link[DF_LINK_TERMINAL].bandwidth_gbps;
 	double cap;
 
@@ -1336,7 +1338,7 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 		}
 	rep->enq_fail = s.enq_fail;
 	/* the window a signal may have cut short */
-	rep->measure_s = (double)(e->run.m1 - e->run.m0) / e->hz;
+	rep->measure_s = (double)(e->run.m1 - e->run.m0) / e->ehz;
 	if (c->mode != DF_MODE_STEADY) {
 		/* loads over the time the batch took to arrive */
 		rep->batch_time_ns = s.last_rx > e->run.m0
@@ -1345,6 +1347,7 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 		rep->measure_s = rep->batch_time_ns / 1e9;
 	}
 	rep->tsc_hz = e->hz;
+	rep->time_scale = c->time_scale;
 	rep->nworkers = e->pl->nworkers;
 	/* bytes per second a terminal link carries, all terminals (of this
 	 * instance, when partitioned) */
@@ -1501,6 +1504,9 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	struct emu e = {
 		.pl = pl, .hz = opt->tsc_hz, .err = err, .errlen = errlen};
 	int rc = -1;
+
+	/* auto (0) is chosen before: emu/timescale.c */
+	e.ehz = e.hz * (pl->cfg.time_scale > 0 ? pl->cfg.time_scale : 1);
 
 	memset(rep, 0, sizeof(*rep));
 	run_id++;

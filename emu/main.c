@@ -484,6 +484,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)(df_emulate_mem_bytes(&pl) >> 20),
 		       (unsigned long long)(df_emulate_state_bytes(&pl) >> 20),
 		       (unsigned long long)(df_hugepages_free() >> 20));
+		df_report_time_scale(stdout, &cfg, cfg.time_scale);
 		df_plan_free(&pl);
 		return 0;
 	}
@@ -580,7 +581,12 @@ int main(int argc, char **argv)
 				"lateness_p99_interval_ns\n");
 	}
 	on_signals();
-	if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
+	if (pl.cfg.time_scale == 0 &&
+	    df_time_scale_auto(&pl, &eo, app.quiet ? NULL : stderr, err,
+			       sizeof(err))) {
+		fprintf(stderr, "dfemu: time scale auto: %s\n", err);
+		rc = 3;
+	} else if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
 		fprintf(stderr, "dfemu: %s\n", err);
 		rc = 3;
 	} else {

@@ -215,6 +215,33 @@ static void print_partition(const struct df_report *r, FILE *f)
 				p->global_lat_ns / 1e3);
 }
 
+void df_report_time_scale(FILE *f, const struct df_config *c, double n)
+{
+	if (n == 0) {
+		fprintf(f,
+			"  %-22s auto: the smallest that keeps real time, "
+			"chosen at start by short trial runs\n",
+			"time scale");
+		return;
+	}
+	if (n == 1) {
+		fprintf(f, "  %-22s 1%s (real time)\n", "time scale",
+			c->time_scale_auto ? ", auto" : "");
+		return;
+	}
+	fprintf(f,
+		"  %-22s %g%s: emulated time runs %g times slower than the "
+		"host's; every time and load is in emulated units, except the "
+		"wall time\n",
+		"time scale", n, c->time_scale_auto ? ", auto" : "", n);
+	if (c->nbind)
+		fprintf(f,
+			"  %-22s ports carry 1/%g of their links' rates in "
+			"wall-clock time: their peers see a %g times slower "
+			"network\n",
+			"", n, n);
+}
+
 void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		     FILE *f)
 {
@@ -352,6 +379,7 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			r->exactly_once && !r->corrupt ? "yes" : "NO");
 	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
 		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
+	df_report_time_scale(f, c, r->time_scale);
 	if (r->cap_on)
 		fprintf(f,
 			"  %-22s %s: %llu packets on %u links (%.1f MB), %llu "
@@ -615,9 +643,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		json_latency(f, &r->lat_ext[k]);
 	}
 	fprintf(f, "},\n  \"latency_histogram_ns\": {\"minimal\": ");
-	json_hist(f, r->lat_hist[0], 1e9 / r->tsc_hz);
+	json_hist(f, r->lat_hist[0], 1e9 / (r->tsc_hz * r->time_scale));
 	fprintf(f, ", \"nonminimal\": ");
-	json_hist(f, r->lat_hist[1], 1e9 / r->tsc_hz);
+	json_hist(f, r->lat_hist[1], 1e9 / (r->tsc_hz * r->time_scale));
 	fprintf(f, "},\n");
 	fprintf(f, "  \"hops\": {\"histogram\": ");
 	json_counts(f, r->hops);
@@ -662,14 +690,16 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		"  \"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, "
 		"\"max\": %llu, \"tolerance\": %llu, \"tolerance_auto\": %s, "
 		"\"within_tolerance\": %s},\n"
-		"  \"kept_real_time\": %s,\n",
+		"  \"kept_real_time\": %s,\n"
+		"  \"time_scale\": %g,\n  \"time_scale_auto\": %s,\n",
 		(unsigned long long)r->late_p50_ns,
 		(unsigned long long)r->late_p99_ns,
 		(unsigned long long)r->late_max_ns,
 		(unsigned long long)pl->cfg.lateness_tolerance_ns,
 		pl->cfg.lateness_auto ? "true" : "false",
 		r->lateness_ok ? "true" : "false",
-		r->lateness_ok ? "true" : "false");
+		r->lateness_ok ? "true" : "false", r->time_scale,
+		pl->cfg.time_scale_auto ? "true" : "false");
 	fprintf(f,
 		"  \"ports\": {\"rx\": %llu, \"tx\": %llu, \"arp_replies\": "
 		"%llu, \"stalls\": %llu, \"most_stalled_terminal\": %d},\n",
