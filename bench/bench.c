@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dfemu-bench hops [--algorithm NAME] [--seconds S] [--topology T]
+ *                  [--config F] [--set KEY=VALUE]...
  * Router-hop rate on one worker core: the 36-router reference dragonfly
- * (or a 36-router flattened butterfly, the 6-ary 3-flat),
+ * (or a 36-router flattened butterfly, the 6-ary 3-flat, or the network
+ * of --config and --set),
  * 64-byte packets, links with zero latency and unlimited bandwidth, every
  * terminal saturated. In the same process, a bare chain of rte_rings
  * (dequeue burst, touch the mbuf, enqueue) gives the baseline the hop rate
  * is quoted against. The last line is for scripts:
  *   hops_per_sec=N cycles_per_hop=C ring_hops_per_sec=M
+ * dfemu-bench capacity: bench/capacity.c.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "bench.h"
 #include "emu.h"
 
 #define CHAIN 8
@@ -91,27 +95,66 @@ static void usage(const char *p)
 {
 	printf("Usage: %s hops [--algorithm NAME|all] [--seconds S] "
 	       "[--topology dragonfly|flatfly]\n"
+	       "          [--config FILE] [--set SECTION.KEY=VALUE]...\n"
 	       "  Router-hop rate of the 36-router reference dragonfly (or of "
 	       "the 36-router\n  6-ary 3-flat flattened butterfly) on one "
 	       "worker core (64-byte packets, zero\n  latency, unlimited "
 	       "bandwidth, saturated terminals), and a bare rte_ring chain\n"
 	       "  for comparison. 'all' runs every algorithm of the topology "
 	       "in one process\n  and gives each one's cycles per hop "
-	       "relative to MIN.\n",
-	       p);
+	       "relative to MIN.\n"
+	       "  --config and --set choose another network (e.g. the "
+	       "[DF] 1K: --set\n  topology.p=4 --set topology.a=8 --set "
+	       "topology.h=4); the bench's own\n  settings above come "
+	       "first, yours after them.\n"
+	       "       %s capacity --config FILE [--set ...] [--seconds "
+	       "S]\n"
+	       "  The highest link rate at which that network and load keep "
+	       "real time, by\n  bisection (bench/capacity.c).\n",
+	       p, p);
 }
 
 struct hop_rate {
 	double hops, cph;
+	uint32_t nrouters;
 	int ok;
 };
 
-/* One saturated emulation of the reference with zero-latency links. */
-static int measure(const char *alg, int fb, double seconds, double hz,
-		   struct hop_rate *hr)
+/* The network: --config (NULL: the bench's own) and --set. */
+struct net {
+	const char *config;
+	const char *sets[BENCH_MAX_SETS];
+	int nsets;
+};
+
+int bench_plan(struct df_plan *pl, const char *config, const char *const *a,
+	       int na, const char *const *b, int nb)
+{
+	const char *all[2 * BENCH_MAX_SETS + 32];
+	char err[1024];
+	struct df_config cfg;
+	int n = 0;
+
+	for (int i = 0; i < na && n < (int)RTE_DIM(all); i++)
+		all[n++] = a[i];
+	for (int i = 0; i < nb && n < (int)RTE_DIM(all); i++)
+		all[n++] = b[i];
+	df_config_defaults(&cfg);
+	if (df_config_load(&cfg, config, all, n, err, sizeof(err)) ||
+	    df_plan_build(pl, &cfg, 1, err, sizeof(err))) {
+		fprintf(stderr,
+			"dfemu-bench: %s (run from the repository root)\n",
+			err);
+		return -1;
+	}
+	return 0;
+}
+
+/* One saturated emulation of the network with zero-latency links. */
+static int measure(const char *alg, int fb, const struct net *net,
+		   double seconds, double hz, struct hop_rate *hr)
 {
 	char alg_set[64], ms[64], err[1024];
-	struct df_config cfg;
 	struct df_plan pl;
 	struct df_report rep;
 	struct df_emu_opts eo = {.quiet = 1, .status = stderr, .tsc_hz = hz};
@@ -137,18 +180,13 @@ static int measure(const char *alg, int fb, double seconds, double hz,
 
 	snprintf(alg_set, sizeof(alg_set), "routing.algorithm=%s", alg);
 	snprintf(ms, sizeof(ms), "traffic.measure_ms=%.0f", seconds * 1000);
-	df_config_defaults(&cfg);
-	if (df_config_load(&cfg,
-			   fb ? "configs/flatfly.ini" : "configs/reference.ini",
-			   sets, sizeof(sets) / sizeof(sets[0]) - (fb ? 0 : 2),
-			   err, sizeof(err)) ||
-	    df_plan_build(&pl, &cfg, 1, err, sizeof(err))) {
-		fprintf(stderr,
-			"dfemu-bench: %s (run from the repository "
-			"root)\n",
-			err);
+	if (bench_plan(&pl,
+		       net->config ? net->config
+		       : fb	   ? "configs/flatfly.ini"
+				   : "configs/reference.ini",
+		       sets, (int)RTE_DIM(sets) - (fb ? 0 : 2), net->sets,
+		       net->nsets))
 		return -1;
-	}
 	if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
 		fprintf(stderr, "dfemu-bench: %s\n", err);
 		df_plan_free(&pl);
@@ -161,6 +199,7 @@ static int measure(const char *alg, int fb, double seconds, double hz,
 	 * network). */
 	hr->cph = rep.busy_s * hz / rep.router_hops;
 	hr->ok = rep.credits_conserved && rep.exactly_once;
+	hr->nrouters = pl.topo.nrouters;
 	df_report_free(&rep);
 	df_plan_free(&pl);
 	return 0;
@@ -175,37 +214,74 @@ static int alg_on(int a, int fb)
 	return !df_alg_flatfly_only(a);
 }
 
+/* EAL on two lcores, hugepages when there are enough. 1 = hugepages, 0 =
+ * --no-huge, -1 = failed. */
+static int eal_up(char *argv0)
+{
+	static char prefix[64];
+	int huge = df_hugepages_free() >= (256ULL << 20);
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=dfbench-%d",
+		 (int)getpid());
+	char *eal_huge[] = {argv0,	"-l0-1",
+			    "--no-pci", "--log-level=warning",
+			    prefix,	"--in-memory"};
+	char *eal_nohuge[] = {
+		argv0,	     "-l0-1", "--no-pci", "--log-level=warning", prefix,
+		"--no-huge", "-m",    "1024",	  "--no-shconf"};
+	if ((huge ? rte_eal_init(6, eal_huge) : rte_eal_init(9, eal_nohuge)) <
+	    0) {
+		fprintf(stderr, "dfemu-bench: EAL init failed\n");
+		return -1;
+	}
+	return huge;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"algorithm", required_argument, NULL, 'a'},
 		{"seconds", required_argument, NULL, 's'},
 		{"topology", required_argument, NULL, 't'},
+		{"config", required_argument, NULL, 'c'},
+		{"set", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *alg = "min";
 	double seconds = 2, ring_rate, hz;
-	char prefix[64];
 	struct hop_rate hr, min_hr = {0};
-	int huge, c, all, fb = 0;
+	struct net net = {0};
+	int huge, c, all, fb = 0, cap;
 
-	if (argc < 2 || strcmp(argv[1], "hops")) {
+	cap = argc >= 2 && !strcmp(argv[1], "capacity");
+	if (argc < 2 || (strcmp(argv[1], "hops") && !cap)) {
 		usage(argv[0]);
 		return argc < 2 ? 2 : (strcmp(argv[1], "--help") ? 2 : 0);
 	}
-	while ((c = getopt_long(argc - 1, argv + 1, "a:s:t:h", opts, NULL)) !=
-	       -1) {
-		if (c == 'a')
+	if (cap)
+		seconds = 0.5;
+	while ((c = getopt_long(argc - 1, argv + 1, "a:s:t:c:S:h", opts,
+				NULL)) != -1) {
+		if (c == 'a' && !cap)
 			alg = optarg;
-		else if (c == 's')
+		else if (c == 's' && atof(optarg) > 0)
 			seconds = atof(optarg);
-		else if (c == 't' && (!strcmp(optarg, "dragonfly") ||
-				      !strcmp(optarg, "flatfly")))
+		else if (c == 't' && !cap &&
+			 (!strcmp(optarg, "dragonfly") ||
+			  !strcmp(optarg, "flatfly")))
 			fb = !strcmp(optarg, "flatfly");
+		else if (c == 'c')
+			net.config = optarg;
+		else if (c == 'S' && net.nsets < BENCH_MAX_SETS)
+			net.sets[net.nsets++] = optarg;
 		else {
 			usage(argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
+	}
+	if (cap && net.config == NULL) {
+		fprintf(stderr, "dfemu-bench: capacity needs --config FILE\n");
+		return 2;
 	}
 	all = !strcmp(alg, "all");
 	int known = all;
@@ -222,24 +298,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "\n");
 		return 2;
 	}
-	huge = df_hugepages_free() >= (256ULL << 20);
-	snprintf(prefix, sizeof(prefix), "--file-prefix=dfbench-%d",
-		 (int)getpid());
-	char *eal_huge[] = {argv[0],	"-l0-1",
-			    "--no-pci", "--log-level=warning",
-			    prefix,	"--in-memory"};
-	char *eal_nohuge[] = {
-		argv[0],     "-l0-1", "--no-pci", "--log-level=warning", prefix,
-		"--no-huge", "-m",    "1024",	  "--no-shconf"};
-	if ((huge ? rte_eal_init(6, eal_huge) : rte_eal_init(9, eal_nohuge)) <
-	    0) {
-		fprintf(stderr, "dfemu-bench: EAL init failed\n");
+	if ((huge = eal_up(argv[0])) < 0)
 		return 3;
-	}
 	hz = df_tsc_calibrate(100);
-	printf("memory: %s; 36 routers (%s) on one worker core\n",
+	if (cap) {
+		c = bench_capacity(net.config, net.sets, net.nsets, seconds, hz,
+				   huge);
+		df_eal_cleanup();
+		return c;
+	}
+	printf("memory: %s; %s on one worker core\n",
 	       huge ? "hugepages" : "--no-huge",
-	       fb ? "6-ary 3-flat" : "reference dragonfly");
+	       net.config ? net.config
+	       : fb	  ? "36 routers (6-ary 3-flat)"
+			  : "36 routers (reference dragonfly)");
 	printf("%-12s %14s %16s %10s %s\n", "algorithm", "router hops/s",
 	       "busy cycles/hop", "vs MIN", "accounting");
 	for (int a = 0; a < DF_ALG_COUNT; a++) {
@@ -250,7 +322,7 @@ int main(int argc, char **argv)
 			continue;
 		/* a single algorithm other than MIN: MIN is measured too,
 		 * in this same process, for the ratio */
-		if (measure(name, fb, seconds, hz, &hr)) {
+		if (measure(name, fb, &net, seconds, hz, &hr)) {
 			df_eal_cleanup();
 			return 3;
 		}
@@ -271,8 +343,9 @@ int main(int argc, char **argv)
 	printf("ring chain: %.2f M hops/s (%d rings, burst %d); a router hop "
 	       "costs %.1f ring hops\n",
 	       ring_rate / 1e6, CHAIN, BURST, ring_rate / hr.hops);
-	printf("hops_per_sec=%.0f cycles_per_hop=%.1f ring_hops_per_sec=%.0f\n",
-	       hr.hops, hr.cph, ring_rate);
+	printf("hops_per_sec=%.0f cycles_per_hop=%.1f ring_hops_per_sec=%.0f "
+	       "routers=%u\n",
+	       hr.hops, hr.cph, ring_rate, hr.nrouters);
 	df_eal_cleanup();
 	return 0;
 }

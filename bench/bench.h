@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef DF_BENCH_H
+#define DF_BENCH_H
+
+#include "emu.h"
+
+#define BENCH_MAX_SETS 64
+
+/* A plan from config with the settings a, then b ("section.key=value"),
+ * on one worker. Says why on stderr and returns -1 when it cannot. */
+int bench_plan(struct df_plan *pl, const char *config, const char *const *a,
+	       int na, const char *const *b, int nb);
+
+/* dfemu-bench capacity (bench/capacity.c): the highest link rate at which
+ * the network of config and sets keeps real time. The exit status. */
+int bench_capacity(const char *config, const char *const *sets, int nsets,
+		   double seconds, double hz, int huge);
+
+#endif
