@@ -27,11 +27,6 @@ struct trial {
 	int kept, accounted;
 };
 
-static const char *const class_key[DF_LINK_NCLASS] = {
-	[DF_LINK_TERMINAL] = "terminal",
-	[DF_LINK_LOCAL] = "local",
-	[DF_LINK_GLOBAL] = "global"};
-
 static int run_at(const char *config, const char *const *sets, int nsets,
 		  const double *base, double f, double seconds, double hz,
 		  struct trial *t)
@@ -47,7 +42,7 @@ static int run_at(const char *config, const char *const *sets, int nsets,
 	t->factor = f;
 	for (int c = 0; c < DF_LINK_NCLASS; c++) {
 		snprintf(rate[c], sizeof(rate[c]),
-			 "links.%s_bandwidth_gbps=%.9g", class_key[c],
+			 "links.%s_bandwidth_gbps=%.9g", df_link_class_name(c),
 			 base[c] * f);
 		own[n++] = rate[c];
 		if (base[c] * f > t->gbps)

@@ -1347,7 +1347,7 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 		rep->measure_s = rep->batch_time_ns / 1e9;
 	}
 	rep->tsc_hz = e->hz;
-	rep->time_scale = c->time_scale;
+	rep->time_scale = e->ehz / e->hz;
 	rep->nworkers = e->pl->nworkers;
 	/* bytes per second a terminal link carries, all terminals (of this
 	 * instance, when partitioned) */

@@ -149,11 +149,14 @@ ok $? "time_scale = auto in batch mode: exit 2, why said"
 ok $? "time_scale = auto on a light run: 1"
 
 if [ "${2:-}" != san ]; then
-	# val N: VAL, ADV+1, load 0.6, stop after the window; every link
-	# 0.2/N Gb/s and every latency and window N times longer: the same
-	# emulated network, N times less work per wall-clock second
+	# val N NAME [ARGS...]: VAL, ADV+1, load 0.6, stop after the
+	# window; every link 0.2/N Gb/s and every latency and window N times
+	# longer (the same emulated network, N times less work per
+	# wall-clock second), then ARGS; the report in NAME.json
 	val() {
 		k=$1
+		out=$2
+		shift 2
 		bw=$(python3 -c "print(0.2 / $k)")
 		# shellcheck disable=SC2046
 		"$DFEMU" --config configs/reference.ini --quiet $(rates "$bw") \
@@ -164,12 +167,12 @@ if [ "${2:-}" != san ]; then
 			--set links.local_latency_ns=$((500 * k)) \
 			--set links.global_latency_ns=$((2000 * k)) \
 			--set traffic.warmup_ms=$((100 * k)) \
-			--set traffic.measure_ms=$((300 * k)) \
-			--json "$TMP/val$k.json" >/dev/null 2>&1
+			--set traffic.measure_ms=$((300 * k)) "$@" \
+			--json "$TMP/$out.json" >/dev/null 2>&1
 	}
-	val 1
+	val 1 val1
 	r1=$?
-	val 4
+	val 4 val4
 	r4=$?
 	a1=$(field "$TMP/val1.json" 'r["accepted_load"]')
 	a4=$(field "$TMP/val4.json" 'r["accepted_load"]')
@@ -180,12 +183,7 @@ import sys; sys.exit(abs($a1 - $a4) > 0.01)"; }
 
 	# the same at the reference's rates with time_scale = auto: slowed
 	# down until it keeps real time, then the 4x slower network's load
-	"$DFEMU" --config configs/reference.ini --quiet \
-		--set routing.algorithm=val \
-		--set traffic.pattern=adversarial --set traffic.shift=1 \
-		--set traffic.load=0.6 --set traffic.finish=stop \
-		--set traffic.warmup_ms=100 --set traffic.measure_ms=300 \
-		--set run.time_scale=auto --json "$TMP/vala.json" >/dev/null 2>&1
+	val 1 vala --set run.time_scale=auto
 	ra=$?
 	aa=$(field "$TMP/vala.json" 'r["accepted_load"]')
 	na=$(field "$TMP/vala.json" 'r["time_scale"]')
