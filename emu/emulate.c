@@ -765,6 +765,12 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 }
 
 /* Every worker has run a whole sweep since generation was switched off. */
+/* Every packet generated in the window arrived or was dropped. */
+static int measured_in(const struct dp_stats *s)
+{
+	return s->gen_measured == s->del_measured + s->drops_measured;
+}
+
 static int all_stopped(const struct emu *e)
 {
 	for (uint32_t w = 0; w < e->pl->nworkers; w++)
@@ -1086,7 +1092,7 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 			phase = "measure";
 		else if (now >= run->m1 && run->gen_on)
 			phase = "finish"; /* measured packets still out */
-		done = s.gen_measured == s.del_measured + s.drops_measured;
+		done = measured_in(&s);
 		if (e->inst != NULL) {
 			/* the whole network's measured packets, from every
 			 * instance's counters */
@@ -1144,6 +1150,10 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 					break;
 			} else if (in_flight(&s) == 0 &&
 				   s.credits_out == s.credits_in) {
+				/* the last packets may have arrived since
+				 * done was read: judge on these counters */
+				if (!batch && measured_in(&s))
+					rep->drained = 1;
 				break;
 			}
 		}
