@@ -79,7 +79,7 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 			 nworkers_avail, nworkers_avail, cfg->workers);
 		goto fail;
 	}
-	nw = df_place(pl->topo.nrouters,
+	nw = df_place(pl->topo.nrouters, pl->topo.a,
 		      cfg->workers ? cfg->workers : nworkers_avail,
 		      cfg->routers_per_lcore, pl->worker_of, err, errlen);
 	if (nw < 0) {
@@ -140,6 +140,27 @@ static void ofar_summary(const struct df_plan *pl, FILE *f)
 	fprintf(f, "  deadlock     checked: the ring visits every router once "
 		   "over existing links; bubble flow control ([OC] §III-A) "
 		   "with buffers of at least 2 packets\n");
+}
+
+/* Router-to-router links (each counted once), and how many of them have
+ * their two ends on two workers. */
+static uint32_t links_crossing(const struct df_plan *pl, uint32_t *all)
+{
+	const struct df_topo *t = &pl->topo;
+	uint32_t n = 0;
+
+	*all = 0;
+	for (uint32_t r = 0; r < t->nrouters; r++)
+		for (uint32_t k = 0; k < t->nports; k++) {
+			const struct df_port_info *pi =
+				&t->ports[r * t->nports + k];
+			if (pi->cls == DF_LINK_TERMINAL || pi->peer <= r ||
+			    pi->peer == DF_NO_PEER)
+				continue;
+			(*all)++;
+			n += pl->worker_of[r] != pl->worker_of[pi->peer];
+		}
+	return n;
 }
 
 /* [partition]: this instance's groups and the global links that cross
@@ -266,6 +287,10 @@ placement:
 				hi = r;
 			}
 		fprintf(f, " w%u=r%u-r%u", w, lo, hi);
+	}
+	if (pl->nworkers > 1 && c->ninst <= 1) {
+		uint32_t all, cross = links_crossing(pl, &all);
+		fprintf(f, "; %u of %u router links cross workers", cross, all);
 	}
 	fprintf(f, "%s\n",
 		c->ninst > 1 ? " (this instance's routers run)" : "");

@@ -284,20 +284,31 @@ static void test_place(void)
 {
 	uint16_t w[36];
 	char err[256];
-	int n = df_place(36, 2, 0, w, err, sizeof(err));
-	int contiguous = 1;
+	int n = df_place(36, 4, 2, 0, w, err, sizeof(err));
+	int whole = 1, contiguous = 1;
 
-	for (int r = 1; r < 36; r++)
+	/* 9 groups of 4 on 2 workers: groups 0-4 and 5-8, none split */
+	for (int r = 1; r < 36; r++) {
 		contiguous &= w[r] >= w[r - 1];
-	CHECK(n == 2 && w[0] == 0 && w[35] == 1 && contiguous && w[17] == 0 &&
-		      w[18] == 1,
-	      "placement: 36 routers on 2 workers, contiguous halves");
-	CHECK(df_place(36, 1, 10, w, err, sizeof(err)) < 0 &&
+		whole &= r % 4 == 0 || w[r] == w[r - 1];
+	}
+	CHECK(n == 2 && contiguous && whole && w[19] == 0 && w[20] == 1,
+	      "placement: 36 routers on 2 workers, whole groups 0-4 and 5-8 "
+	      "(w19=%u w20=%u)",
+	      w[19], w[20]);
+	n = df_place(36, 4, 4, 0, w, err, sizeof(err));
+	CHECK(n == 4 && w[11] == 0 && w[12] == 1 && w[19] == 1 && w[20] == 2 &&
+		      w[27] == 2 && w[28] == 3 && w[35] == 3,
+	      "placement: 9 groups on 4 workers: 3, 2, 2 and 2 groups");
+	n = df_place(36, 18, 3, 0, w, err, sizeof(err));
+	CHECK(n == 3 && w[11] == 0 && w[12] == 1 && w[35] == 2,
+	      "placement: fewer groups than workers: routers spread evenly");
+	CHECK(df_place(36, 4, 1, 10, w, err, sizeof(err)) < 0 &&
 		      strstr(err, "routers_per_lcore"),
 	      "placement: 10 routers per lcore on 1 worker refused: %s", err);
-	n = df_place(36, 4, 9, w, err, sizeof(err));
+	n = df_place(36, 4, 4, 9, w, err, sizeof(err));
 	CHECK(n == 4 && w[8] == 0 && w[9] == 1 && w[35] == 3,
-	      "placement: 9 routers per lcore, groups of 9");
+	      "placement: 9 routers per lcore, blocks of 9");
 }
 
 /* OFAR's escape ring: every router once, over existing links; a ring
