@@ -102,6 +102,9 @@ struct df_report {
 	uint64_t sweeps, idle_sleeps;
 	double busy_s; /* worker time in sweeps that found work, summed */
 	uint64_t link_tx_pkts[DF_LINK_NCLASS];
+	/* packets sent on router links whose two ends run on two workers
+	 * (docs/performance.md, "Several workers") */
+	uint64_t cross_worker_pkts;
 	uint64_t router_hops; /* packets forwarded by routers (all ports) */
 	/* source-router path decisions, in total and per router */
 	uint64_t decisions_min, decisions_nonmin;

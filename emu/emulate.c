@@ -1394,8 +1394,14 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 		rep->late_max_ns = late->max * ns;
 	}
 	rep->lateness_ok = rep->late_p99_ns <= c->lateness_tolerance_ns;
-	for (uint32_t i = 0; i < e->nlinks; i++)
-		rep->link_tx_pkts[e->links[i].cls] += e->links[i].tx_pkts;
+	for (uint32_t i = 0; i < e->nlinks; i++) {
+		const struct dp_link *l = &e->links[i];
+		rep->link_tx_pkts[l->cls] += l->tx_pkts;
+		if (l->cls != DF_LINK_TERMINAL && df_part_local(c, l->from) &&
+		    df_part_local(c, l->to) &&
+		    e->pl->worker_of[l->from] != e->pl->worker_of[l->to])
+			rep->cross_worker_pkts += l->tx_pkts;
+	}
 	rep->nrouters = e->pl->topo.nrouters;
 	rep->router_min = calloc(rep->nrouters, sizeof(uint64_t));
 	rep->router_nonmin = calloc(rep->nrouters, sizeof(uint64_t));

@@ -379,6 +379,12 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			r->exactly_once && !r->corrupt ? "yes" : "NO");
 	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
 		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
+	if (r->nworkers > 1 && r->router_hops)
+		fprintf(f, "  %-22s %.1f %% of router hops (%llu)\n",
+			"crossing workers",
+			100.0 * (double)r->cross_worker_pkts /
+				(double)r->router_hops,
+			(unsigned long long)r->cross_worker_pkts);
 	df_report_time_scale(f, c, r->time_scale);
 	if (r->cap_on)
 		fprintf(f,
@@ -749,10 +755,11 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		r->fully_drained ? "true" : "false");
 	fprintf(f,
 		"  \"link_packets\": {\"terminal\": %llu, \"local\": %llu, "
-		"\"global\": %llu},\n",
+		"\"global\": %llu},\n  \"cross_worker_packets\": %llu,\n",
 		(unsigned long long)r->link_tx_pkts[0],
 		(unsigned long long)r->link_tx_pkts[1],
-		(unsigned long long)r->link_tx_pkts[2]);
+		(unsigned long long)r->link_tx_pkts[2],
+		(unsigned long long)r->cross_worker_pkts);
 	fprintf(f,
 		"  \"batch\": {\"mode\": \"%s\", \"packets\": %llu, "
 		"\"time_ns\": %.0f, \"received_per_terminal\": {\"min\": "

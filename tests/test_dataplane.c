@@ -108,6 +108,21 @@ static void conservation(void)
 					continue;
 				}
 				check_accounting(name, &r);
+				if (w == 2)
+					/* whole groups per worker: only
+					 * global links cross */
+					CHECK(r.cross_worker_pkts > 0 &&
+						      r.cross_worker_pkts <=
+							      r.link_tx_pkts
+								      [DF_LINK_GLOBAL],
+					      "%s: %llu packets crossed "
+					      "workers, all on global links "
+					      "(%llu)",
+					      name,
+					      (unsigned long long)
+						      r.cross_worker_pkts,
+					      (unsigned long long)r.link_tx_pkts
+						      [DF_LINK_GLOBAL]);
 				if (a == 1)
 					CHECK(r.nonminimal > r.minimal,
 					      "%s: most VAL paths non-minimal "
