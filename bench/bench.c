@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dfemu-bench hops [--algorithm NAME] [--seconds S] [--topology T]
- *                  [--config F] [--set KEY=VALUE]...
+ *                  [--config F] [--set KEY=VALUE]... [--workers N]
  * Router-hop rate on one worker core: the 36-router reference dragonfly
  * (or a 36-router flattened butterfly, the 6-ary 3-flat, or the network
  * of --config and --set),
@@ -110,7 +110,10 @@ static void usage(const char *p)
 	       "       %s capacity --config FILE [--set ...] [--seconds "
 	       "S]\n"
 	       "  The highest link rate at which that network and load keep "
-	       "real time, by\n  bisection (bench/capacity.c).\n",
+	       "real time, by\n  bisection (bench/capacity.c).\n"
+	       "  Both take --workers N (default 1): N worker lcores, whole "
+	       "groups on each\n  (more workers than free CPUs share them, "
+	       "as dfemu does).\n",
 	       p, p);
 }
 
@@ -141,7 +144,7 @@ int bench_plan(struct df_plan *pl, const char *config, const char *const *a,
 		all[n++] = b[i];
 	df_config_defaults(&cfg);
 	if (df_config_load(&cfg, config, all, n, err, sizeof(err)) ||
-	    df_plan_build(pl, &cfg, 1, err, sizeof(err))) {
+	    df_plan_build(pl, &cfg, bench_workers, err, sizeof(err))) {
 		fprintf(stderr,
 			"dfemu-bench: %s (run from the repository root)\n",
 			err);
@@ -173,7 +176,7 @@ static int measure(const char *alg, int fb, const struct net *net,
 			      "links.terminal_buffer_flits=8",
 			      "links.local_buffer_flits=8",
 			      "links.global_buffer_flits=8",
-			      "run.workers=1",
+			      bench_workers_set,
 			      "run.idle_backoff=off",
 			      "topology.k=6",
 			      "topology.n=3"};
@@ -214,21 +217,31 @@ static int alg_on(int a, int fb)
 	return !df_alg_flatfly_only(a);
 }
 
-/* EAL on two lcores, hugepages when there are enough. 1 = hugepages, 0 =
- * --no-huge, -1 = failed. */
+unsigned bench_workers = 1;
+char bench_workers_set[32] = "run.workers=1";
+
+/* EAL on the main lcore and bench_workers workers (floating over the CPUs
+ * when there are fewer, as dfemu does), hugepages when there are enough.
+ * 1 = hugepages, 0 = --no-huge, -1 = failed. */
 static int eal_up(char *argv0)
 {
-	static char prefix[64];
+	static char prefix[64], lcores[64];
 	int huge = df_hugepages_free() >= (256ULL << 20);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=dfbench-%d",
 		 (int)getpid());
-	char *eal_huge[] = {argv0,	"-l0-1",
+	if ((long)bench_workers + 1 <= ncpu)
+		snprintf(lcores, sizeof(lcores), "-l0-%u", bench_workers);
+	else
+		snprintf(lcores, sizeof(lcores), "--lcores=(0-%u)@(0-%ld)",
+			 bench_workers, ncpu - 1);
+	char *eal_huge[] = {argv0,	lcores,
 			    "--no-pci", "--log-level=warning",
 			    prefix,	"--in-memory"};
 	char *eal_nohuge[] = {
-		argv0,	     "-l0-1", "--no-pci", "--log-level=warning", prefix,
-		"--no-huge", "-m",    "1024",	  "--no-shconf"};
+		argv0,	     lcores, "--no-pci", "--log-level=warning", prefix,
+		"--no-huge", "-m",   "1024",	 "--no-shconf"};
 	if ((huge ? rte_eal_init(6, eal_huge) : rte_eal_init(9, eal_nohuge)) <
 	    0) {
 		fprintf(stderr, "dfemu-bench: EAL init failed\n");
@@ -245,6 +258,7 @@ int main(int argc, char **argv)
 		{"topology", required_argument, NULL, 't'},
 		{"config", required_argument, NULL, 'c'},
 		{"set", required_argument, NULL, 'S'},
+		{"workers", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *alg = "min";
@@ -260,7 +274,7 @@ int main(int argc, char **argv)
 	}
 	if (cap)
 		seconds = 0.5;
-	while ((c = getopt_long(argc - 1, argv + 1, "a:s:t:c:S:h", opts,
+	while ((c = getopt_long(argc - 1, argv + 1, "a:s:t:c:S:w:h", opts,
 				NULL)) != -1) {
 		if (c == 'a' && !cap)
 			alg = optarg;
@@ -274,6 +288,8 @@ int main(int argc, char **argv)
 			net.config = optarg;
 		else if (c == 'S' && net.nsets < BENCH_MAX_SETS)
 			net.sets[net.nsets++] = optarg;
+		else if (c == 'w' && atoi(optarg) >= 1 && atoi(optarg) <= 64)
+			bench_workers = (unsigned)atoi(optarg);
 		else {
 			usage(argv[0]);
 			return c == 'h' ? 0 : 2;
@@ -298,6 +314,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "\n");
 		return 2;
 	}
+	snprintf(bench_workers_set, sizeof(bench_workers_set), "run.workers=%u",
+		 bench_workers);
 	if ((huge = eal_up(argv[0])) < 0)
 		return 3;
 	hz = df_tsc_calibrate(100);
@@ -307,11 +325,12 @@ int main(int argc, char **argv)
 		df_eal_cleanup();
 		return c;
 	}
-	printf("memory: %s; %s on one worker core\n",
+	printf("memory: %s; %s on %u worker core(s)\n",
 	       huge ? "hugepages" : "--no-huge",
 	       net.config ? net.config
 	       : fb	  ? "36 routers (6-ary 3-flat)"
-			  : "36 routers (reference dragonfly)");
+			  : "36 routers (reference dragonfly)",
+	       bench_workers);
 	printf("%-12s %14s %16s %10s %s\n", "algorithm", "router hops/s",
 	       "busy cycles/hop", "vs MIN", "accounting");
 	for (int a = 0; a < DF_ALG_COUNT; a++) {

@@ -6,8 +6,13 @@
 
 #define BENCH_MAX_SETS 64
 
+/* --workers: worker lcores of every run, "run.workers=N" as a setting */
+extern unsigned bench_workers;
+extern char bench_workers_set[32];
+
 /* A plan from config with the settings a, then b ("section.key=value"),
- * on one worker. Says why on stderr and returns -1 when it cannot. */
+ * on bench_workers workers. Says why on stderr and returns -1 when it cannot.
+ */
 int bench_plan(struct df_plan *pl, const char *config, const char *const *a,
 	       int na, const char *const *b, int nb);
 

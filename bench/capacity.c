@@ -4,9 +4,9 @@
  * Real-time capacity as a figure users can plan with: the highest link
  * rate at which the given network and load still keep real time
  * (lateness p99 within run.lateness_tolerance_ns, docs/realtime.md) on
- * one worker core. Every link class is scaled by the same factor, so the
- * config's ratios stay; latencies, load and packet size are the config's.
- * Doubling or halving from the config's rates brackets the capacity,
+ * one worker core (--workers: more). Every link class is scaled by the same
+ * factor, so the config's ratios stay; latencies, load and packet size are the
+ * config's. Doubling or halving from the config's rates brackets the capacity,
  * then bisection on the factor narrows it to about 1 %. Each trial is a
  * run: 100 ms warm-up, S seconds measured, finish = stop. The last line
  * is for scripts:
@@ -52,7 +52,7 @@ static int run_at(const char *config, const char *const *sets, int nsets,
 	own[n++] = ms;
 	own[n++] = "traffic.warmup_ms=100";
 	own[n++] = "traffic.finish=stop";
-	own[n++] = "run.workers=1";
+	own[n++] = bench_workers_set;
 	own[n++] = "run.time_scale=1";
 	/* yours first: the rates and the trial's shape are the bench's */
 	if (bench_plan(&pl, config, sets, nsets, own, n))
@@ -99,10 +99,10 @@ int bench_capacity(const char *config, const char *const *sets, int nsets,
 	for (int c = 0; c < DF_LINK_NCLASS; c++)
 		any += base[c] = pl.cfg.link[c].bandwidth_gbps;
 	printf("memory: %s; %s: %u routers, %u terminals, %s, load %.3g, "
-	       "%u-byte packets, one worker core\n",
+	       "%u-byte packets, %u worker core(s)\n",
 	       huge ? "hugepages" : "--no-huge", config, pl.topo.nrouters,
 	       pl.topo.nterms, df_algorithm_name(pl.cfg.algorithm), pl.cfg.load,
-	       pl.cfg.packet_bytes);
+	       pl.cfg.packet_bytes, bench_workers);
 	df_plan_free(&pl);
 	if (any <= 0) {
 		fprintf(stderr,
