@@ -15,16 +15,16 @@
  * already exceed; and a slot carries the due time beside the mbuf, so a
  * receiver polling a link whose packet is not due yet reads the FIFO's
  * own cache line, not the mbuf. Each end writes only its own cache line
- * (sender: packets' tail, credits' head; receiver: the converse) and
- * publishes its index with a release store that the other end reads with
- * an acquire load: correct between two workers, and plain moves on x86
- * when both ends run on one (the usual case: docs/performance.md).
+ * (sender: packets' tail, credits' head, the credit FIFO's wake;
+ * receiver: the converse), with fifo.h's ends.
  */
 #include <stdint.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 
+#include "fifo.h"
+#include "notify.h"
 #include "wheel.h"
 
 struct rte_mbuf;
@@ -39,12 +39,6 @@ struct dp_credit {
 struct dp_flight {
 	uint64_t due;
 	struct rte_mbuf *m;
-};
-
-/* One end of a FIFO: its own index (published) and the last value of the
- * other end's index it read (private: read again only when needed). */
-struct dp_fifo_end {
-	uint32_t own, seen;
 };
 
 struct dp_link {
@@ -67,52 +61,26 @@ struct dp_link {
 	/* failed with faults.in_flight = drop: packets due up to this TSC
 	 * are lost on arrival (UINT64_MAX while down); 0 = none */
 	volatile uint64_t drop_until;
-	/* both ends on one worker: its wheel, which the FIFOs' wakes use
-	 * (wheel.h); NULL: the consumers poll on every sweep */
+	/* both ends on one worker: its wheel, in which a producer arms the
+	 * consumer's wake itself (wheel.h); NULL: it sends a note on the
+	 * consumer's queue (notify.h) when there is one */
 	struct dp_wheel *wheel;
+	struct dp_notify_q *pkt_nq, *cred_nq;
 
 	/* sender side: written by the upstream lcore */
 	struct dp_fifo_end pkt_tx __rte_cache_aligned; /* tail */
 	struct dp_fifo_end cred_rx;		       /* head */
-	struct dp_wake pkt_wake; /* the receiver's, for the packet FIFO */
-	uint64_t busy_until;	 /* serializer free from this TSC on */
+	struct dp_wake cred_wake; /* the sender's, for the credit FIFO */
+	uint64_t busy_until;	  /* serializer free from this TSC on */
 	uint64_t tx_pkts, tx_bytes;
 	uint64_t cap_taken, cap_skipped; /* capture: handed over, and not */
 
 	/* receiver side: written by the downstream lcore */
 	struct dp_fifo_end pkt_rx __rte_cache_aligned; /* head */
 	struct dp_fifo_end cred_tx;		       /* tail */
-	struct dp_wake cred_wake; /* the sender's, for the credit FIFO */
+	struct dp_wake pkt_wake;  /* the receiver's, for the packet FIFO */
 	uint64_t last_credit_due; /* credit FIFO stays ordered by due */
 } __rte_cache_aligned;
-
-/* Room for one more entry at producer end pr of a FIFO whose consumer
- * publishes cons (the consumer's index is read again only when the copy
- * says the FIFO is full: it is on the consumer's cache line). */
-static inline int dp_fifo_room(struct dp_fifo_end *pr,
-			       const struct dp_fifo_end *cons, uint32_t mask)
-{
-	if (likely(pr->own - pr->seen <= mask))
-		return 1;
-	pr->seen = __atomic_load_n(&cons->own, __ATOMIC_ACQUIRE);
-	return pr->own - pr->seen <= mask;
-}
-
-/* The entry at index own is written: publish it. */
-static inline void dp_fifo_publish(struct dp_fifo_end *e)
-{
-	__atomic_store_n(&e->own, e->own + 1, __ATOMIC_RELEASE);
-}
-
-/* Is there an entry at consumer end co (producer publishes prod)? */
-static inline int dp_fifo_any(struct dp_fifo_end *co,
-			      const struct dp_fifo_end *prod)
-{
-	if (co->own != co->seen)
-		return 1;
-	co->seen = __atomic_load_n(&prod->own, __ATOMIC_ACQUIRE);
-	return co->own != co->seen;
-}
 
 /* Serialization time of len bytes on link l, in TSC cycles. */
 static inline uint64_t dp_link_ser(const struct dp_link *l, uint32_t len)
@@ -149,6 +117,7 @@ static inline int dp_link_push(struct dp_link *l, struct rte_mbuf *m,
 	f->m = m;
 	dp_fifo_publish(&l->pkt_tx);
 	dp_wake_arm(l->wheel, &l->pkt_wake, due);
+	dp_notify(l->pkt_nq, &l->pkt_wake, due);
 	return 0;
 }
 
@@ -181,6 +150,7 @@ static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
 	c->flits = flits;
 	dp_fifo_publish(&l->cred_tx);
 	dp_wake_arm(l->wheel, &l->cred_wake, c->due);
+	dp_notify(l->cred_nq, &l->cred_wake, c->due);
 	return 0;
 }
 

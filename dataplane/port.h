@@ -110,8 +110,7 @@ static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 		dp_link_credit_pop(p->out);
 		n++;
 	}
-	dp_wake_settle(p->out->wheel, &p->out->cred_wake,
-		       c != NULL ? c->due : UINT64_MAX);
+	dp_wake_settle(&p->out->cred_wake, c != NULL ? c->due : UINT64_MAX);
 	return n;
 }
 
@@ -124,13 +123,13 @@ static inline struct rte_mbuf *dp_port_rx_next(struct dp_port *p, uint64_t now,
 	struct rte_mbuf *m;
 
 	if (f == NULL) {
-		dp_wake_settle(p->in->wheel, &p->in->pkt_wake, UINT64_MAX);
+		dp_wake_settle(&p->in->pkt_wake, UINT64_MAX);
 		return NULL;
 	}
 	if (f->due > now) {
 		if (f->due < *next)
 			*next = f->due;
-		dp_wake_settle(p->in->wheel, &p->in->pkt_wake, f->due);
+		dp_wake_settle(&p->in->pkt_wake, f->due);
 		return NULL;
 	}
 	m = f->m;

@@ -15,9 +15,11 @@
  * the head is what comes first). A node stays active while it has work of
  * its own (packets queued, a source queue, a DPDK port).
  *
- * Only FIFOs whose two ends run on one worker use wakes (the wake's state
- * is written by both); the others are polled on every sweep (the port is
- * in its router's "always" mask).
+ * A wake's state is written by its consumer's worker only. A producer on
+ * the same worker arms it directly; one on another worker sends a note
+ * (notify.h) that the consumer's worker arms it with. FIFOs to and from
+ * other instances have no wakes: they are polled on every sweep (the
+ * port is in its router's "always" mask).
  *
  * Two levels: a fine slot spans 2^DP_WHEEL_SHIFT TSC cycles (about
  * 0.1 us) and the fine wheel turns in DP_WHEEL_SLOTS of them (about
@@ -47,6 +49,7 @@ enum dp_wake_state {
 
 struct dp_wake {
 	struct dp_wake *next; /* in its slot's list */
+	struct dp_wheel *wh;  /* its consumer's wheel (NULL: never armed) */
 	uint64_t due;
 	uint64_t *poll; /* the node's mask of ports to poll */
 	uint64_t bit;	/* this port's bit in it */
@@ -124,15 +127,14 @@ static inline void dp_wake_arm(struct dp_wheel *wh, struct dp_wake *w,
 
 /* The consumer polled w's FIFO: head is the due time of what is left
  * (UINT64_MAX: nothing). A wake still queued stays as it is. */
-static inline void dp_wake_settle(struct dp_wheel *wh, struct dp_wake *w,
-				  uint64_t head)
+static inline void dp_wake_settle(struct dp_wake *w, uint64_t head)
 {
 	if (w->state != DP_WAKE_FIRED)
 		return;
 	if (head == UINT64_MAX)
 		w->state = DP_WAKE_IDLE;
 	else
-		dp_wheel_insert(wh, w, head);
+		dp_wheel_insert(w->wh, w, head);
 }
 
 /* Fire what is due by now, in the slots up to now's. */

@@ -37,6 +37,19 @@ static void idle(struct dp_lcore *lc, uint64_t now)
 	lc->idle_sleeps++;
 }
 
+/* Arm the wakes the other workers noted (notify.h); a lost note fires
+ * every wake on their FIFOs. */
+static void take_notes(struct dp_lcore *lc)
+{
+	int lost = 0;
+
+	for (uint32_t i = 0; i < lc->nnotes; i++)
+		lost |= dp_notify_take(lc->notes[i], lc->wheel);
+	if (unlikely(lost))
+		for (uint32_t i = 0; i < lc->nxwakes; i++)
+			dp_wake_arm(lc->wheel, lc->xwakes[i], 0);
+}
+
 /* The active nodes, terminals first: each stays active while it has work
  * of its own; the others wait for their wakes (wheel.h). */
 static unsigned step_nodes(struct dp_lcore *lc, uint64_t now)
@@ -91,6 +104,7 @@ int dp_worker_main(void *arg)
 
 		lc->next_event = UINT64_MAX;
 		lc->gen_on = run->gen_on;
+		take_notes(lc);
 		dp_wheel_advance(lc->wheel, now);
 		work += step_nodes(lc, now);
 		if (lc->bridge != NULL) /* links to other instances */

@@ -11,6 +11,7 @@
 #include "ring.h"
 #include "tables.h"
 #include "addr.h"
+#include "notify.h"
 #include "port.h"
 #include "router.h"
 #include "stats.h"
@@ -127,6 +128,11 @@ struct dp_lcore {
 	/* what is due when, and the nodes to step: terminals 0..nterms-1,
 	 * then routers (wheel.h) */
 	struct dp_wheel *wheel;
+	/* notes from the other workers (notify.h): one queue each, and the
+	 * wakes of FIFOs they feed, fired all at once when a note was lost */
+	struct dp_notify_q **notes;
+	uint32_t nnotes, nxwakes;
+	struct dp_wake **xwakes;
 	uint64_t rng;
 	uint64_t next_event;
 	/* exactly-once check, per source terminal: count, sum, sum of squares

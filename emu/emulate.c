@@ -372,21 +372,67 @@ static void assign(struct emu *e)
 }
 
 /* Point w at port k of the node (poll word, index). */
-static void wake_target(struct dp_wake *w, uint64_t *poll, uint32_t k,
-			uint32_t node)
+static void wake_target(struct dp_wake *w, struct dp_wheel *wh, uint64_t *poll,
+			uint32_t k, uint32_t node)
 {
+	w->wh = wh;
 	w->poll = poll;
 	w->bit = 1ULL << k;
 	w->node = node;
 	w->state = DP_WAKE_IDLE;
 }
 
+#define NOTES 1024 /* notes a queue holds (notify.h: a full one loses none) */
+
+/* Worker w's queues of notes, one from each other worker, and room for
+ * the wakes of its ports fed from them. */
+static int build_notes(struct emu *e, uint32_t w)
+{
+	struct dp_lcore *lc = e->lc[w];
+	uint32_t nw = e->pl->nworkers, ports = 0;
+
+	if (nw < 2)
+		return 0;
+	for (uint32_t j = 0; j < lc->nrouters; j++)
+		ports += lc->routers[j]->nports;
+	lc->notes = emu_arena_alloc(&e->mem, (nw - 1) * sizeof(*lc->notes));
+	lc->xwakes = emu_arena_alloc(&e->mem, 2 * ports * sizeof(void *));
+	if (lc->notes == NULL || lc->xwakes == NULL)
+		return oom(e, "notes between workers");
+	lc->nnotes = nw - 1;
+	for (uint32_t i = 0; i < nw - 1; i++) {
+		struct dp_notify_q *q = emu_arena_alloc(&e->mem, sizeof(*q));
+		if (q == NULL)
+			return oom(e, "notes between workers");
+		q->ring = emu_arena_alloc(&e->mem,
+					  NOTES * sizeof(struct dp_note));
+		if (q->ring == NULL)
+			return oom(e, "notes between workers");
+		q->mask = NOTES - 1;
+		lc->notes[i] = q;
+	}
+	return 0;
+}
+
+/* Port p of a router on worker lc, fed from worker pw: its two FIFOs'
+ * producers note their wakes on lc's queue from pw. */
+static void wake_by_notes(struct dp_lcore *lc, uint32_t me, uint32_t pw,
+			  struct dp_port *p)
+{
+	struct dp_notify_q *q = lc->notes[pw < me ? pw : pw - 1];
+
+	p->in->pkt_nq = q;
+	p->out->cred_nq = q;
+	lc->xwakes[lc->nxwakes++] = &p->in->pkt_wake;
+	lc->xwakes[lc->nxwakes++] = &p->out->cred_wake;
+}
+
 /*
  * Each worker's wheel and active nodes (dataplane/wheel.h). A link whose
  * two ends run on one worker wakes its consumers through that worker's
- * wheel; a link from another worker or another instance has no wheel,
- * and the router's port is polled on every sweep instead. Every node
- * starts active.
+ * wheel; one from another worker through notes (dataplane/notify.h); a
+ * link from another instance has no wake, and the router's port is
+ * polled on every sweep instead. Every node starts active.
  */
 static int build_wakes(struct emu *e)
 {
@@ -397,6 +443,9 @@ static int build_wakes(struct emu *e)
 		struct dp_lcore *lc = e->lc[w];
 		uint32_t n = lc->nterms + lc->nrouters;
 		uint32_t words = (n + 63) / 64;
+
+		if (build_notes(e, w))
+			return -1;
 
 		lc->wheel = emu_arena_alloc(&e->mem, sizeof(*lc->wheel));
 		if (lc->wheel == NULL)
@@ -410,9 +459,11 @@ static int build_wakes(struct emu *e)
 		for (uint32_t i = 0; i < lc->nterms; i++) {
 			struct dp_term *te = lc->terms[i];
 			te->node = i;
-			wake_target(&te->port.in->pkt_wake, &te->poll, 0, i);
-			wake_target(&te->port.out->cred_wake, &te->poll, 0, i);
-			wake_target(&te->gen_wake, &te->poll, 1, i);
+			wake_target(&te->port.in->pkt_wake, lc->wheel,
+				    &te->poll, 0, i);
+			wake_target(&te->port.out->cred_wake, lc->wheel,
+				    &te->poll, 0, i);
+			wake_target(&te->gen_wake, lc->wheel, &te->poll, 1, i);
 		}
 		for (uint32_t j = 0; j < lc->nrouters; j++) {
 			struct dp_router *ro = lc->routers[j];
@@ -421,16 +472,28 @@ static int build_wakes(struct emu *e)
 				const struct df_port_info *pi =
 					&t->ports[ro->id * t->nports + k];
 				struct dp_port *p = &ro->port[k];
+				/* (an unused port carries nothing: as if on
+				 * this worker) */
+				int none = pi->peer == DF_NO_PEER;
+				int here = pi->cls == DF_LINK_TERMINAL ||
+					   none ||
+					   df_part_local(&pl->cfg, pi->peer);
 				int same = pi->cls == DF_LINK_TERMINAL ||
-					   (df_part_local(&pl->cfg, pi->peer) &&
+					   none ||
+					   (here &&
 					    e->routers[pi->peer]->lc == lc);
-				struct dp_wheel *wh = same ? lc->wheel : NULL;
-				wake_target(&p->in->pkt_wake, &ro->poll, k,
+				struct dp_wheel *wh = here ? lc->wheel : NULL;
+				wake_target(&p->in->pkt_wake, wh, &ro->poll, k,
 					    ro->node);
-				wake_target(&p->out->cred_wake, &ro->poll, k,
-					    ro->node);
-				p->in->wheel = p->out->wheel = wh;
-				if (wh == NULL)
+				wake_target(&p->out->cred_wake, wh, &ro->poll,
+					    k, ro->node);
+				p->in->wheel = p->out->wheel =
+					same ? lc->wheel : NULL;
+				if (here && !same)
+					wake_by_notes(lc, w,
+						      pl->worker_of[pi->peer],
+						      p);
+				else if (!here)
 					ro->always |= 1ULL << k;
 			}
 		}
@@ -1586,9 +1649,15 @@ uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 	}
 	b += (uint64_t)t->nrouters * sizeof(struct dp_router);
 	b += (uint64_t)t->nterms * (sizeof(struct dp_term) + sq * 8);
-	/* per worker: the wheel, the exactly-once sums */
+	/* per worker: the wheel, the exactly-once sums, notes from the
+	 * others and their wakes */
 	b += (uint64_t)pl->nworkers *
 	     (sizeof(struct dp_wheel) + 3 * 8ULL * t->nterms);
+	if (pl->nworkers > 1)
+		b += (uint64_t)pl->nworkers * (pl->nworkers - 1) *
+			     (sizeof(struct dp_notify_q) +
+			      NOTES * sizeof(struct dp_note)) +
+		     2ULL * t->nrouters * t->nports * sizeof(void *);
 	return b;
 }
 

@@ -44,6 +44,7 @@ run faults-unit-san "$SAN/tests/test_faults"
 run ugal-san "$SAN/tests/test_ugal"
 run fbfly-san "$SAN/tests/test_fbfly"
 run credit-san "$SAN/tests/test_credit"
+run notify-san "$SAN/tests/test_notify"
 run ofar-san "$SAN/tests/test_ofar"
 run addr-san "$SAN/tests/test_addr"
 # dataplane on a real EAL, sanitizers on: conservation and accounting.
