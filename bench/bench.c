@@ -119,6 +119,7 @@ static void usage(const char *p)
 
 struct hop_rate {
 	double hops, cph;
+	double cross; /* share of the hops that crossed workers */
 	uint32_t nrouters;
 	int ok;
 };
@@ -201,6 +202,7 @@ static int measure(const char *alg, int fb, const struct net *net,
 	 * delays credits in emulated time, which throttles a zero-latency
 	 * network). */
 	hr->cph = rep.busy_s * hz / rep.router_hops;
+	hr->cross = (double)rep.cross_worker_pkts / (double)rep.router_hops;
 	hr->ok = rep.credits_conserved && rep.exactly_once;
 	hr->nrouters = pl.topo.nrouters;
 	df_report_free(&rep);
@@ -363,8 +365,9 @@ int main(int argc, char **argv)
 	       "costs %.1f ring hops\n",
 	       ring_rate / 1e6, CHAIN, BURST, ring_rate / hr.hops);
 	printf("hops_per_sec=%.0f cycles_per_hop=%.1f ring_hops_per_sec=%.0f "
-	       "routers=%u\n",
-	       hr.hops, hr.cph, ring_rate, hr.nrouters);
+	       "routers=%u workers=%u cross_share=%.4f\n",
+	       hr.hops, hr.cph, ring_rate, hr.nrouters, bench_workers,
+	       hr.cross);
 	df_eal_cleanup();
 	return 0;
 }

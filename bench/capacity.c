@@ -154,9 +154,9 @@ int bench_capacity(const char *config, const char *const *sets, int nsets,
 		}
 	}
 	printf("capacity: %.4g Gb/s links (x%.4g the config's): %.3f M "
-	       "delivered packets/s, %.3f M router hops/s on one worker "
-	       "core\n",
-	       ok.gbps, ok.factor, ok.pps / 1e6, ok.hops / 1e6);
+	       "delivered packets/s, %.3f M router hops/s on %u worker "
+	       "core(s)\n",
+	       ok.gbps, ok.factor, ok.pps / 1e6, ok.hops / 1e6, bench_workers);
 	printf("capacity_gbps=%.6g delivered_pps=%.0f hops_per_sec=%.0f "
 	       "factor=%.6g\n",
 	       ok.gbps, ok.pps, ok.hops, ok.factor);
