@@ -215,7 +215,7 @@ static const struct key_def keys[] = {
 	{"run", "workers", K_U32, OFF(workers), 0, 128, NULL,
 	 "worker lcores (0 = auto: free CPUs, at least 1)"},
 	{"run", "routers_per_lcore", K_U32, OFF(routers_per_lcore), 0, 4096,
-	 NULL, "routers on each worker (0 = spread evenly)"},
+	 NULL, "routers on each worker (0 = whole groups, spread evenly)"},
 	{"run", "idle_backoff", K_BOOL, OFF(idle_backoff), 0, 1, NULL,
 	 "sleep when a worker has nothing in flight"},
 	{"run", "idle_sleep_us", K_U32, OFF(idle_sleep_us), 1, 1000000, NULL,
