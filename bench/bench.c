@@ -10,7 +10,7 @@
  * (dequeue burst, touch the mbuf, enqueue) gives the baseline the hop rate
  * is quoted against. The last line is for scripts:
  *   hops_per_sec=N cycles_per_hop=C ring_hops_per_sec=M
- * dfemu-bench capacity: bench/capacity.c.
+ * dfemu-bench capacity: bench/capacity.c; dfemu-bench gaps: bench/gaps.c.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -113,8 +113,12 @@ static void usage(const char *p)
 	       "real time, by\n  bisection (bench/capacity.c).\n"
 	       "  Both take --workers N (default 1): N worker lcores, whole "
 	       "groups on each\n  (more workers than free CPUs share them, "
-	       "as dfemu does).\n",
-	       p, p);
+	       "as dfemu does).\n"
+	       "       %s gaps [--seconds S]\n"
+	       "  The host's floor under the lag: the time a spinning worker "
+	       "lcore loses, and\n  the lateness p99 no emulator gets below "
+	       "here (bench/gaps.c; default 10 s).\n",
+	       p, p, p);
 }
 
 struct hop_rate {
@@ -267,15 +271,18 @@ int main(int argc, char **argv)
 	double seconds = 2, ring_rate, hz;
 	struct hop_rate hr, min_hr = {0};
 	struct net net = {0};
-	int huge, c, all, fb = 0, cap;
+	int huge, c, all, fb = 0, cap, gaps;
 
 	cap = argc >= 2 && !strcmp(argv[1], "capacity");
-	if (argc < 2 || (strcmp(argv[1], "hops") && !cap)) {
+	gaps = argc >= 2 && !strcmp(argv[1], "gaps");
+	if (argc < 2 || (strcmp(argv[1], "hops") && !cap && !gaps)) {
 		usage(argv[0]);
 		return argc < 2 ? 2 : (strcmp(argv[1], "--help") ? 2 : 0);
 	}
 	if (cap)
 		seconds = 0.5;
+	if (gaps)
+		seconds = 10;
 	while ((c = getopt_long(argc - 1, argv + 1, "a:s:t:c:S:w:h", opts,
 				NULL)) != -1) {
 		if (c == 'a' && !cap)
@@ -321,6 +328,11 @@ int main(int argc, char **argv)
 	if ((huge = eal_up(argv[0])) < 0)
 		return 3;
 	hz = df_tsc_calibrate(100);
+	if (gaps) {
+		c = bench_gaps(seconds, hz);
+		df_eal_cleanup();
+		return c;
+	}
 	if (cap) {
 		c = bench_capacity(net.config, net.sets, net.nsets, seconds, hz,
 				   huge);

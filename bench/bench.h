@@ -21,4 +21,8 @@ int bench_plan(struct df_plan *pl, const char *config, const char *const *a,
 int bench_capacity(const char *config, const char *const *sets, int nsets,
 		   double seconds, double hz, int huge);
 
+/* dfemu-bench gaps (bench/gaps.c): the host's floor under the lag, from
+ * the time a spinning worker lcore loses. The exit status. */
+int bench_gaps(double seconds, double hz);
+
 #endif

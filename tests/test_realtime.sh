@@ -216,5 +216,22 @@ import sys; sys.exit(abs($aa - $a4) > 0.01)"
 	"$BENCH" capacity >"$TMP/cap2.out" 2>&1
 	[ $? -eq 2 ] && grep -q "capacity needs --config FILE" "$TMP/cap2.out"
 	ok $? "dfemu-bench capacity without --config: exit 2, said"
+
+	# dfemu-bench gaps: its figures agree with each other (the floor is
+	# what is left of a gap, so never above the longest; the time lost
+	# is a share); the figures themselves are the host's
+	"$BENCH" gaps --seconds 0.2 >"$TMP/gaps.out" 2>&1
+	rc=$?
+	tail -1 "$TMP/gaps.out" | sed 's/^/# /'
+	[ $rc -eq 0 ] && python3 - "$TMP/gaps.out" <<'PY'
+import sys
+line = open(sys.argv[1]).read().strip().splitlines()[-1]
+f = dict(kv.split("=") for kv in line.split())
+p99, lost = float(f["floor_p99_ns"]), float(f["lost_share"])
+longest, gaps = float(f["longest_ns"]), int(f["gaps"])
+assert 0 <= lost < 1 and 0 <= p99 <= longest + 1, f
+assert (gaps == 0) == (longest == 0) and (gaps == 0) <= (p99 == 0), f
+PY
+	ok $? "dfemu-bench gaps: exit 0, floor within the longest gap, time lost a share"
 fi
 tap_done
