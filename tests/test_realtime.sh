@@ -31,18 +31,26 @@ field() {
 	"$TMP/dir.out"
 ok $? "--config DIR: exit 2, said it is a directory"
 
-# light: 0.01 Gb/s links (a packet takes 410 us), load 0.05
-# shellcheck disable=SC2046
-"$DFEMU" --config configs/reference.ini --quiet $(rates 0.01) \
-	--set traffic.load=0.05 --set traffic.warmup_ms=20 \
-	--set traffic.measure_ms=400 --json "$TMP/light.json" \
-	>"$TMP/light.out" 2>&1
-rc=$?
-echo "# light: exit $rc, lateness $(field "$TMP/light.json" 'r["lateness_ns"]')"
-[ $rc -eq 0 ] && [ "$(field "$TMP/light.json" 'r["kept_real_time"]')" = True ] &&
-	[ "$(field "$TMP/light.json" 'r["lateness_ns"]["tolerance"]')" = 409600 ] &&
-	[ "$(field "$TMP/light.json" 'r["lateness_ns"]["tolerance_auto"]')" = True ]
-ok $? "a light run keeps real time: exit 0, kept_real_time true, the auto tolerance one packet time (409600 ns)"
+# light: 0.01 Gb/s links (a packet takes 410 us), load 0.05. Such a run
+# handles few events (about 30,000), so one stall of the VM of a few ms
+# (dfemu-bench gaps has measured gaps of up to 11 ms on these machines,
+# docs/realtime.md "The host's floor") makes more than 1 % of them late
+# by more than a packet time. A retry, printed, tells that from a host
+# that is late all along: it fails twice.
+light() {
+	# shellcheck disable=SC2046
+	"$DFEMU" --config configs/reference.ini --quiet $(rates 0.01) \
+		--set traffic.load=0.05 --set traffic.warmup_ms=20 \
+		--set traffic.measure_ms=400 --json "$TMP/light.json" \
+		>"$TMP/light.out" 2>&1
+	rc=$?
+	echo "# light: exit $rc, lateness $(field "$TMP/light.json" 'r["lateness_ns"]')"
+	[ $rc -eq 0 ] && [ "$(field "$TMP/light.json" 'r["kept_real_time"]')" = True ] &&
+		[ "$(field "$TMP/light.json" 'r["lateness_ns"]["tolerance"]')" = 409600 ] &&
+		[ "$(field "$TMP/light.json" 'r["lateness_ns"]["tolerance_auto"]')" = True ]
+}
+light || light
+ok $? "a light run keeps real time: exit 0, kept_real_time true, the auto tolerance one packet time (409600 ns) (in at most two tries)"
 
 # overloaded: 20 Gb/s links (a packet takes 205 ns), load 0.3: about
 # 50 M packets/s offered, far above what one core forwards
