@@ -34,6 +34,9 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 		  uint32_t nworkers_avail, char *err, size_t errlen);
 void df_plan_free(struct df_plan *pl);
 void df_plan_summary(const struct df_plan *pl, FILE *f);
+/* Do routers a and b both run in this instance, on two workers (a link
+ * between them then wakes by notes, dataplane/notify.h)? */
+int df_plan_crosses(const struct df_plan *pl, uint32_t a, uint32_t b);
 
 /* Latency of the measured packets of one class, from a histogram. */
 struct df_latency {

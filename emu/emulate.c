@@ -472,28 +472,29 @@ static int build_wakes(struct emu *e)
 				const struct df_port_info *pi =
 					&t->ports[ro->id * t->nports + k];
 				struct dp_port *p = &ro->port[k];
-				/* (an unused port carries nothing: as if on
-				 * this worker) */
-				int none = pi->peer == DF_NO_PEER;
-				int here = pi->cls == DF_LINK_TERMINAL ||
-					   none ||
-					   df_part_local(&pl->cfg, pi->peer);
-				int same = pi->cls == DF_LINK_TERMINAL ||
-					   none ||
-					   (here &&
-					    e->routers[pi->peer]->lc == lc);
-				struct dp_wheel *wh = here ? lc->wheel : NULL;
+				/* a terminal's or an unused port's link has
+				 * both ends here */
+				int router = pi->cls != DF_LINK_TERMINAL &&
+					     pi->peer != DF_NO_PEER;
+				int bridged =
+					router &&
+					!df_part_local(&pl->cfg, pi->peer);
+				int crosses =
+					router &&
+					df_plan_crosses(pl, ro->id, pi->peer);
+				struct dp_wheel *wh =
+					bridged ? NULL : lc->wheel;
 				wake_target(&p->in->pkt_wake, wh, &ro->poll, k,
 					    ro->node);
 				wake_target(&p->out->cred_wake, wh, &ro->poll,
 					    k, ro->node);
 				p->in->wheel = p->out->wheel =
-					same ? lc->wheel : NULL;
-				if (here && !same)
+					bridged || crosses ? NULL : lc->wheel;
+				if (crosses)
 					wake_by_notes(lc, w,
 						      pl->worker_of[pi->peer],
 						      p);
-				else if (!here)
+				else if (bridged)
 					ro->always |= 1ULL << k;
 			}
 		}
@@ -827,13 +828,13 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 	*prev_t = now;
 }
 
-/* Every worker has run a whole sweep since generation was switched off. */
 /* Every packet generated in the window arrived or was dropped. */
 static int measured_in(const struct dp_stats *s)
 {
 	return s->gen_measured == s->del_measured + s->drops_measured;
 }
 
+/* Every worker has run a whole sweep since generation was switched off. */
 static int all_stopped(const struct emu *e)
 {
 	for (uint32_t w = 0; w < e->pl->nworkers; w++)
@@ -1460,9 +1461,8 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	for (uint32_t i = 0; i < e->nlinks; i++) {
 		const struct dp_link *l = &e->links[i];
 		rep->link_tx_pkts[l->cls] += l->tx_pkts;
-		if (l->cls != DF_LINK_TERMINAL && df_part_local(c, l->from) &&
-		    df_part_local(c, l->to) &&
-		    e->pl->worker_of[l->from] != e->pl->worker_of[l->to])
+		if (l->cls != DF_LINK_TERMINAL &&
+		    df_plan_crosses(e->pl, l->from, l->to))
 			rep->cross_worker_pkts += l->tx_pkts;
 	}
 	rep->nrouters = e->pl->topo.nrouters;

@@ -142,6 +142,12 @@ static void ofar_summary(const struct df_plan *pl, FILE *f)
 		   "with buffers of at least 2 packets\n");
 }
 
+int df_plan_crosses(const struct df_plan *pl, uint32_t a, uint32_t b)
+{
+	return df_part_local(&pl->cfg, a) && df_part_local(&pl->cfg, b) &&
+	       pl->worker_of[a] != pl->worker_of[b];
+}
+
 /* Router-to-router links (each counted once), and how many of them have
  * their two ends on two workers. */
 static uint32_t links_crossing(const struct df_plan *pl, uint32_t *all)
@@ -158,7 +164,7 @@ static uint32_t links_crossing(const struct df_plan *pl, uint32_t *all)
 			    pi->peer == DF_NO_PEER)
 				continue;
 			(*all)++;
-			n += pl->worker_of[r] != pl->worker_of[pi->peer];
+			n += df_plan_crosses(pl, r, pi->peer);
 		}
 	return n;
 }
