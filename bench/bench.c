@@ -148,14 +148,16 @@ int bench_plan(struct df_plan *pl, const char *config, const char *const *a,
 	for (int i = 0; i < nb && n < (int)RTE_DIM(all); i++)
 		all[n++] = b[i];
 	df_config_defaults(&cfg);
-	if (df_config_load(&cfg, config, all, n, err, sizeof(err)) ||
-	    df_plan_build(pl, &cfg, bench_workers, err, sizeof(err))) {
-		fprintf(stderr,
-			"dfemu-bench: %s (run from the repository root)\n",
-			err);
-		return -1;
-	}
+	if (df_config_load(&cfg, config, all, n, err, sizeof(err)))
+		goto fail;
+	cfg.workers = bench_workers; /* --workers, over any --set */
+	if (df_plan_build(pl, &cfg, bench_workers, err, sizeof(err)))
+		goto fail;
 	return 0;
+fail:
+	fprintf(stderr, "dfemu-bench: %s (run from the repository root)\n",
+		err);
+	return -1;
 }
 
 /* One saturated emulation of the network with zero-latency links. */
@@ -181,7 +183,6 @@ static int measure(const char *alg, int fb, const struct net *net,
 			      "links.terminal_buffer_flits=8",
 			      "links.local_buffer_flits=8",
 			      "links.global_buffer_flits=8",
-			      bench_workers_set,
 			      "run.idle_backoff=off",
 			      "topology.k=6",
 			      "topology.n=3"};
@@ -224,7 +225,6 @@ static int alg_on(int a, int fb)
 }
 
 unsigned bench_workers = 1;
-char bench_workers_set[32] = "run.workers=1";
 
 /* EAL on the main lcore and bench_workers workers (floating over the CPUs
  * when there are fewer, as dfemu does), hugepages when there are enough.
@@ -323,8 +323,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "\n");
 		return 2;
 	}
-	snprintf(bench_workers_set, sizeof(bench_workers_set), "run.workers=%u",
-		 bench_workers);
 	if ((huge = eal_up(argv[0])) < 0)
 		return 3;
 	hz = df_tsc_calibrate(100);

@@ -6,9 +6,8 @@
 
 #define BENCH_MAX_SETS 64
 
-/* --workers: worker lcores of every run, "run.workers=N" as a setting */
+/* --workers: worker lcores of every run (bench_plan sets run.workers) */
 extern unsigned bench_workers;
-extern char bench_workers_set[32];
 
 /* A plan from config with the settings a, then b ("section.key=value"),
  * on bench_workers workers. Says why on stderr and returns -1 when it cannot.

@@ -32,7 +32,7 @@ static int run_at(const char *config, const char *const *sets, int nsets,
 		  struct trial *t)
 {
 	char rate[DF_LINK_NCLASS][96], ms[64], err[1024];
-	const char *own[DF_LINK_NCLASS + 5];
+	const char *own[DF_LINK_NCLASS + 4];
 	struct df_emu_opts eo = {.quiet = 1, .status = stderr, .tsc_hz = hz};
 	struct df_report rep;
 	struct df_plan pl;
@@ -52,7 +52,6 @@ static int run_at(const char *config, const char *const *sets, int nsets,
 	own[n++] = ms;
 	own[n++] = "traffic.warmup_ms=100";
 	own[n++] = "traffic.finish=stop";
-	own[n++] = bench_workers_set;
 	own[n++] = "run.time_scale=1";
 	/* yours first: the rates and the trial's shape are the bench's */
 	if (bench_plan(&pl, config, sets, nsets, own, n))
