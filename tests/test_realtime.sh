@@ -37,11 +37,17 @@ ok $? "--config DIR: exit 2, said it is a directory"
 # docs/realtime.md "The host's floor") makes more than 1 % of them late
 # by more than a packet time. A retry, printed, tells that from a host
 # that is late all along: it fails twice.
-light() {
+# light_run JSON [ARG...]: the light network and load, more settings after
+light_run() {
+	json=$1
+	shift
 	# shellcheck disable=SC2046
 	"$DFEMU" --config configs/reference.ini --quiet $(rates 0.01) \
-		--set traffic.load=0.05 --set traffic.warmup_ms=20 \
-		--set traffic.measure_ms=400 --json "$TMP/light.json" \
+		--set traffic.load=0.05 --set traffic.warmup_ms=20 "$@" \
+		--json "$json"
+}
+light() {
+	light_run "$TMP/light.json" --set traffic.measure_ms=400 \
 		>"$TMP/light.out" 2>&1
 	rc=$?
 	echo "# light: exit $rc, lateness $(field "$TMP/light.json" 'r["lateness_ns"]')"
@@ -153,11 +159,8 @@ ok $? "time_scale = auto in batch mode: exit 2, why said"
 # chose, and a run the VM stalled (N > 1, or exit 5) is run once more,
 # as the pair above.
 light_auto() {
-	# shellcheck disable=SC2046
-	"$DFEMU" --config configs/reference.ini --quiet $(rates 0.01) \
-		--set traffic.load=0.05 --set traffic.warmup_ms=20 \
-		--set traffic.measure_ms=100 --set run.time_scale=auto \
-		--json "$TMP/auto1.json" >/dev/null 2>&1
+	light_run "$TMP/auto1.json" --set traffic.measure_ms=100 \
+		--set run.time_scale=auto >/dev/null 2>&1
 	ra=$?
 	na=$(field "$TMP/auto1.json" 'r["time_scale"], r["time_scale_auto"]')
 	echo "# light, auto: exit $ra, time scale and auto: $na, lateness $(field "$TMP/auto1.json" 'r["lateness_ns"]["p99"]') ns"
