@@ -260,6 +260,7 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 
 	lc->st.delivered++;
 	t->rx_pkts++;
+	t->ext_delivered += (o->flags & DP_PKT_EXTERNAL) != 0;
 	if (in_window(lc->run, o->due))
 		lc->st.rx_bytes_window += o->len;
 	if (left > lc->st.last_rx)
@@ -383,6 +384,7 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 		t->inj_measured++;
 	}
 	lc->st.generated++;
+	t->port_injected++;
 	send_in(t, m, now, now);
 	return 1;
 }
@@ -396,6 +398,7 @@ static void port_delivered(struct dp_term *t, const struct dp_out *o,
 	struct dp_lcore *lc = t->lc;
 
 	lc->st.port_tx++;
+	t->port_tx++;
 	if (!(o->flags & DP_PKT_EXTERNAL)) {
 		/* a built-in frame to a real host: exactly-once still holds */
 		lc->rx_cnt[o->src]++;
@@ -448,6 +451,7 @@ in:
 			t->in_n = rte_eth_rx_burst((uint16_t)t->eth, 0, t->in,
 						   RTE_DIM(t->in));
 			lc->st.port_rx += t->in_n;
+			t->port_rx += t->in_n;
 			if (t->in_n == 0)
 				break;
 			work += t->in_n;

@@ -114,7 +114,11 @@ struct dp_term {
 	uint16_t in_n, in_i;
 	struct rte_mbuf *held;
 	struct dp_out held_out;
-	uint64_t stalls;	 /* times its port would not take a frame */
+	uint64_t stalls; /* times its port would not take a frame */
+	/* port traffic here (df_term_ports in the report): frames off its
+	 * port, those that entered the network, those it put on its port;
+	 * and frames from any port delivered here (to the sink or port) */
+	uint64_t port_rx, port_injected, port_tx, ext_delivered;
 	volatile uint8_t paused; /* its router is drained: generate nothing */
 	struct dp_port port;	 /* port.out: to the router; port.in: from it */
 } __rte_cache_aligned;

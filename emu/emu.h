@@ -121,6 +121,13 @@ struct df_report {
 	uint64_t *router_min, *router_nonmin; /* [nrouters], malloc'd */
 	/* fairness ([OC] Fig. 9): measured packets injected per router */
 	uint64_t *router_injected;
+	/* per terminal, when a terminal is bound to a DPDK port (NULL
+	 * otherwise; malloc'd): frames off its port, those that entered the
+	 * network, those put on its port, and port frames delivered to it */
+	struct df_term_ports {
+		uint64_t rx, injected, tx, ext_delivered;
+	} * term_ports;
+	uint32_t nterms;
 	/* capture ([capture]): interfaces, records written, handed over,
 	 * skipped (ring full or no record free), file bytes, write errno */
 	int cap_on;

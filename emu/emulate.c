@@ -1405,6 +1405,15 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->port_tx = s.port_tx;
 	rep->arp_replies = s.arp_replies;
 	rep->port_stalls = s.port_stalls;
+	rep->nterms = e->pl->topo.nterms;
+	if (c->nbind)
+		rep->term_ports = calloc(rep->nterms, sizeof(*rep->term_ports));
+	for (uint32_t i = 0; rep->term_ports && i < rep->nterms; i++) {
+		const struct dp_term *te = e->terms[i];
+		rep->term_ports[i] =
+			(struct df_term_ports){te->port_rx, te->port_injected,
+					       te->port_tx, te->ext_delivered};
+	}
 	for (uint32_t i = 0; i < e->pl->topo.nterms; i++)
 		if (e->terms[i]->stalls > rep->stall_max) {
 			rep->stall_max = e->terms[i]->stalls;

@@ -15,6 +15,8 @@ void df_report_free(struct df_report *r)
 	free(r->lat_hist[1]);
 	free(r->outputs);
 	free(r->router_injected);
+	free(r->term_ports);
+	r->term_ports = NULL;
 	free(r->faults);
 	r->faults = NULL;
 	r->nfaults = 0;
@@ -242,6 +244,45 @@ void df_report_time_scale(FILE *f, const struct df_config *c, double n)
 			"", n, n);
 }
 
+/* Does terminal i show in the per-terminal port traffic: bound to a
+ * port, or delivered a port's frames? */
+static int term_ports_shown(const struct df_config *c,
+			    const struct df_report *r, uint32_t i)
+{
+	char vdev[256];
+
+	return df_term_vdev(c, i, vdev, sizeof(vdev)) != NULL ||
+	       r->term_ports[i].ext_delivered != 0;
+}
+
+/* Per terminal: its port's frames, and port frames delivered to it. */
+static void print_term_ports(FILE *f, const struct df_config *c,
+			     const struct df_report *r)
+{
+	char vdev[256];
+
+	for (uint32_t i = 0; r->term_ports && i < r->nterms; i++) {
+		const struct df_term_ports *t = &r->term_ports[i];
+		const char *v = df_term_vdev(c, i, vdev, sizeof(vdev));
+		char name[16];
+
+		if (!term_ports_shown(c, r, i))
+			continue;
+		snprintf(name, sizeof(name), "t%u", i);
+		fprintf(f, "  %-22s ", name);
+		if (v != NULL)
+			fprintf(f,
+				"port %.*s: %llu frames in, %llu into the "
+				"network, %llu out; ",
+				(int)strcspn(v, ","), v,
+				(unsigned long long)t->rx,
+				(unsigned long long)t->injected,
+				(unsigned long long)t->tx);
+		fprintf(f, "%llu port frames delivered here\n",
+			(unsigned long long)t->ext_delivered);
+	}
+}
+
 void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		     FILE *f)
 {
@@ -307,6 +348,7 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			(unsigned long long)r->port_tx,
 			(unsigned long long)r->arp_replies,
 			(unsigned long long)r->port_stalls);
+	print_term_ports(f, c, r);
 	if (r->stall_max) {
 		char vdev[256];
 		fprintf(f,
@@ -574,6 +616,33 @@ static void json_partition(FILE *f, const struct df_part_report *p)
 	fprintf(f, "},\n");
 }
 
+static void json_term_ports(FILE *f, const struct df_config *c,
+			    const struct df_report *r)
+{
+	char vdev[256];
+	int first = 1;
+
+	for (uint32_t i = 0; r->term_ports && i < r->nterms; i++) {
+		const struct df_term_ports *t = &r->term_ports[i];
+		if (!term_ports_shown(c, r, i))
+			continue;
+		fprintf(f, "%s\n      {\"terminal\": %u, \"port\": ",
+			first ? "" : ",", i);
+		if (df_term_vdev(c, i, vdev, sizeof(vdev)) != NULL)
+			df_json_str(f, vdev);
+		else
+			fputs("null", f);
+		fprintf(f,
+			", \"rx\": %llu, \"injected\": %llu, \"tx\": %llu, "
+			"\"delivered_from_ports\": %llu}",
+			(unsigned long long)t->rx,
+			(unsigned long long)t->injected,
+			(unsigned long long)t->tx,
+			(unsigned long long)t->ext_delivered);
+		first = 0;
+	}
+}
+
 int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		   const char *path, char *err, size_t errlen)
 {
@@ -708,11 +777,14 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		pl->cfg.time_scale_auto ? "true" : "false");
 	fprintf(f,
 		"  \"ports\": {\"rx\": %llu, \"tx\": %llu, \"arp_replies\": "
-		"%llu, \"stalls\": %llu, \"most_stalled_terminal\": %d},\n",
+		"%llu, \"stalls\": %llu, \"most_stalled_terminal\": %d,\n"
+		"    \"terminals\": [",
 		(unsigned long long)r->port_rx, (unsigned long long)r->port_tx,
 		(unsigned long long)r->arp_replies,
 		(unsigned long long)r->port_stalls,
 		r->stall_max ? (int)r->stall_term : -1);
+	json_term_ports(f, &pl->cfg, r);
+	fprintf(f, "]},\n");
 	fprintf(f, "  \"interrupted\": %d,\n", r->interrupted);
 	fprintf(f, "  \"capture\": {\"on\": %s, \"file\": ",
 		r->cap_on ? "true" : "false");
