@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs every test and prints one closing line "N passed, N failed".
+# Runs every test and prints one closing line "N passed, N failed, N
+# skipped" (a TAP "ok ... # SKIP" line is a skipped test, not a passed one).
 # Test programs speak TAP (tests/check.h); a program that crashes or exits
 # non-zero without a "not ok" line counts as one more failure.
 # Usage: tests/run.sh RELEASE_BUILD_DIR SANITIZER_BUILD_DIR
@@ -9,6 +10,7 @@ REL=${1:-build}
 SAN=${2:-build-san}
 passed=0
 failed=0
+skipped=0
 LOG=${TEST_LOG_DIR:-$(mktemp -d)}
 
 run() { # name command...
@@ -18,7 +20,8 @@ run() { # name command...
 	start=$(date +%s)
 	"$@" >"$out" 2>&1
 	rc=$?
-	p=$(grep -c '^ok ' "$out")
+	s=$(grep -c '^ok .* # SKIP' "$out")
+	p=$(($(grep -c '^ok ' "$out") - s))
 	f=$(grep -c '^not ok ' "$out")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
@@ -26,8 +29,10 @@ run() { # name command...
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	printf '%-28s %4d passed %3d failed  (%ds)\n' "$name" "$p" "$f" \
-		$(($(date +%s) - start))
+	skipped=$((skipped + s))
+	printf '%-28s %4d passed %3d failed%s  (%ds)\n' "$name" "$p" "$f" \
+		"$([ "$s" -gt 0 ] && echo " $s skipped")" $(($(date +%s) - start))
+	[ "$s" -gt 0 ] && grep '^ok .* # SKIP' "$out" | head -1
 	if [ "$f" -ne 0 ]; then
 		grep -E '^not ok|^#' "$out" | head -40
 		echo "--- last lines of $out:"
@@ -66,6 +71,7 @@ run testpmd "tests/test_testpmd.sh" "$REL/emu/dfemu"
 run testpmd-san "tests/test_testpmd.sh" "$SAN/emu/dfemu"
 run pktgen-scripts "tests/test_pktgen.sh" "$REL/emu/dfemu"
 run pktgen-scripts-san "tests/test_pktgen.sh" "$SAN/emu/dfemu"
+run pktgen "tests/test_pktgen_peer.sh" "$REL/emu/dfemu"
 run capture "tests/test_capture.sh" "$REL/emu/dfemu"
 run capture-san "tests/test_capture.sh" "$SAN/emu/dfemu" san
 run faults "tests/test_faults.sh" "$REL/emu/dfemu"
@@ -82,5 +88,5 @@ run topo "tests/test_topo.sh" "$REL/tools/dfemu-topo"
 run topo-san "tests/test_topo.sh" "$SAN/tools/dfemu-topo"
 
 echo "logs in $LOG"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -1,8 +1,31 @@
 #!/bin/sh
 # Every test: the same set-up as tools/run.sh, plus a sanitizer build
-# (ASan + UBSan), then tests/run.sh, which ends with "N passed, N failed".
+# (ASan + UBSan), then tests/run.sh, which ends with "N passed, N failed,
+# N skipped".
+#
+# Pktgen-DPDK, a test peer Debian does not package: PKTGEN=/path/to/pktgen,
+# or, when the Pktgen source folder PKTGEN_SRC (default ../shared/pktgen,
+# beside the repository) exists, its build.sh builds one into a cache
+# outside the repository (PKTGEN_CACHE, default /var/tmp/dfemu-pktgen;
+# about 20 s once). Without either, the Pktgen tests are skipped and the
+# closing line says so.
 set -eu
 cd "$(dirname "$0")/.."
 tools/setup.sh build
 tools/setup.sh build-san -Dsanitize=true -Dbuildtype=debugoptimized
+PKTGEN_SRC=${PKTGEN_SRC:-../shared/pktgen}
+if [ -z "${PKTGEN:-}" ] && [ -x "$PKTGEN_SRC/build.sh" ]; then
+	log=$(mktemp)
+	if PKTGEN=$("$PKTGEN_SRC/build.sh" "${PKTGEN_CACHE:-/var/tmp/dfemu-pktgen}" 2>"$log"); then
+		echo "test: Pktgen at $PKTGEN"
+	else
+		PKTGEN_WHY="building Pktgen from $PKTGEN_SRC failed: $(tail -1 "$log")"
+		PKTGEN=""
+		echo "test: $PKTGEN_WHY"
+		export PKTGEN_WHY
+	fi
+	rm -f "$log"
+fi
+[ -n "${PKTGEN:-}" ] || export PKTGEN_WHY="${PKTGEN_WHY:-no Pktgen: set PKTGEN=/path/to/pktgen or provide $PKTGEN_SRC}"
+export PKTGEN="${PKTGEN:-}"
 exec tests/run.sh build build-san

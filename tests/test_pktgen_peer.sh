@@ -1,0 +1,147 @@
+#!/bin/sh
+# The real Pktgen-DPDK as dfemu's peer over memif (docs: README "Pktgen-DPDK
+# as a peer"): Pktgen runs the committed tools/pktgen/ scripts, with a
+# finite count and a low rate, against terminal t0 of configs/reference.ini
+# (a memif server), and a Lua epilogue writes Pktgen's own port counters
+# to a file. Each case reconciles them with dfemu's per-terminal counters
+# (JSON ports.terminals): sent by Pktgen = received on t0's port =
+# injected = delivered, per destination; nothing dropped; both exit 0;
+# no process left behind.
+# Pktgen is not packaged by Debian: PKTGEN=/path/to/pktgen (tools/test.sh
+# builds one when it can); without it every case is reported as skipped.
+# Usage: tests/test_pktgen_peer.sh PATH/TO/dfemu (from the repo root)
+set -u
+DFEMU=${1:?usage: $0 PATH/TO/dfemu}
+cd "$(dirname "$0")/.." || exit 1
+. tests/tap.sh
+CASES="one-destination uniform"
+if [ -z "${PKTGEN:-}" ]; then
+	for c in $CASES; do
+		skip "Pktgen $c" "${PKTGEN_WHY:-no Pktgen (set PKTGEN=/path/to/pktgen)}"
+	done
+	tap_done
+	exit
+fi
+TMP=$(mktemp -d)
+SOCK=/run/dfemu/pg-$$
+PIDS=""
+cleanup() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$TMP" "$SOCK" /var/run/dpdk/pgA$$ /var/run/dpdk/pgd$$
+}
+trap cleanup EXIT
+mkdir -p "$SOCK"
+[ -x "$PKTGEN" ]
+ok $? "PKTGEN=$PKTGEN is an executable"
+COUNT=1600 # a multiple of the uniform script's 16 destinations
+
+# Pktgen's epilogue: once port 0 has sent COUNT frames and a second has
+# passed for the last to arrive, its counters to PG_OUT, then quit.
+cat >"$TMP/counters.lua" <<'LUA'
+local want = tonumber(os.getenv("PG_COUNT"))
+for _ = 1, 600 do
+	if pktgen.portStats("all", "port")[0].opackets >= want then break end
+	pktgen.delay(100)
+end
+pktgen.delay(1000)
+local s = pktgen.portStats("all", "port")
+local f = io.open(os.getenv("PG_OUT"), "w")
+for p = 0, s.n - 1 do
+	f:write(string.format("%d %d %d\n", p, s[p].opackets, s[p].ipackets))
+end
+f:close()
+pktgen.quit()
+LUA
+
+# run_case NAME SCRIPT: dfemu with t0 on a memif server; Pktgen runs
+# SCRIPT with COUNT frames at 0.01 % of memif's 100 Gb/s (10 Mb/s, a
+# twentieth of the terminal link) and the epilogue; dfemu stops on SIGINT.
+run_case() {
+	{
+		cat configs/reference.ini
+		echo "[terminals]"
+		echo "t0 = net_memif0,role=server,socket=$SOCK/t0.sock,socket-abstract=no"
+	} >"$TMP/$1.ini"
+	# shellcheck disable=SC2086
+	"$DFEMU" --config "$TMP/$1.ini" --quiet $ACCOUNT_ONLY \
+		--set traffic.load=0 --set traffic.warmup_ms=0 \
+		--set traffic.measure_ms=300000 --json "$TMP/$1.json" \
+		--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf \
+		--log-level=warning --file-prefix=pgd$$ >"$TMP/$1.log" 2>&1 &
+	emu=$!
+	PIDS="$PIDS $emu"
+	i=0
+	while [ ! -S "$SOCK/t0.sock" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sed -e "s/^set 0 rate .*/set 0 rate 0.01/" \
+		-e "s/^set 0 count .*/set 0 count $COUNT/" "$2" >"$TMP/$1.pkt"
+	echo "script $TMP/counters.lua" >>"$TMP/$1.pkt"
+	# Pktgen draws on a terminal: script(1) gives it one
+	PG_COUNT=$COUNT PG_OUT="$TMP/$1.pg" timeout 120 script -qec \
+		"$PKTGEN -l 0-1 --no-pci --no-huge -m 256 --no-shconf \
+		--no-telemetry --file-prefix=pgA$$ \
+		--vdev=net_memif0,role=client,socket=$SOCK/t0.sock,socket-abstract=no \
+		-- -P -T -m [1].0 -f $TMP/$1.pkt" /dev/null \
+		</dev/null >"$TMP/$1.pglog" 2>&1
+	pg=$?
+	kill -INT "$emu"
+	wait "$emu"
+	rc=$?
+	PIDS=""
+	[ "$pg" -eq 0 ] && [ "$rc" -eq 0 ] && [ -s "$TMP/$1.pg" ]
+}
+
+# check NAME WANT: Pktgen's counters against dfemu's; WANT: the terminals
+# that must each get COUNT/len(WANT) frames
+check() {
+	python3 - "$TMP/$1.json" "$TMP/$1.pg" "$COUNT" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+pg = {int(l.split()[0]): list(map(int, l.split()[1:]))
+      for l in open(sys.argv[2])}
+count, want = int(sys.argv[3]), [int(x) for x in sys.argv[4].split(",")]
+p, q = r["packets"], r["ports"]
+t = {x["terminal"]: x for x in q["terminals"]}
+print("# Pktgen port 0 sent %d; dfemu t0 %s" % (pg[0][0], t.get(0)))
+print("# delivered from ports: %s" %
+      {k: v["delivered_from_ports"] for k, v in t.items()})
+assert pg[0][0] == count, pg
+assert t[0]["rx"] == t[0]["injected"] == count, t[0]
+assert q["rx"] == count and q["tx"] == 0 and q["stalls"] == 0, q
+assert p["injected"] == p["delivered"] == count, p
+assert sum(p["dropped"].values()) == 0, p
+got = {k: v["delivered_from_ports"] for k, v in t.items()
+       if v["delivered_from_ports"]}
+assert got == {k: count // len(want) for k in want}, got
+assert r["credits_conserved"] is True and r["corrupt_frames"] == 0
+PY
+}
+
+addr_terms() { # pattern: the terminals a committed script sends to
+	python3 - "$TMP/addr.json" "$1" <<'PY'
+import json, re, sys
+a = {x["mac"]: x["terminal"] for x in json.load(open(sys.argv[1]))}
+macs = re.findall(r"^set \d+ dst mac (\S+)|^seq \d+ 0 dst (\S+)",
+                  open(sys.argv[2]).read(), re.M)
+print(",".join(str(t) for t in sorted({a[m or n] for m, n in macs})))
+PY
+}
+"$DFEMU" --print-addresses --config configs/reference.ini >"$TMP/addr.json"
+
+run_case one tools/pktgen/one.pkt
+ok $? "one.pkt: Pktgen and dfemu both exit 0, Pktgen's counters written"
+check one "$(addr_terms tools/pktgen/one.pkt)"
+ok $? "one.pkt: $COUNT sent by Pktgen = received on t0's port = injected = delivered to t71, none dropped"
+
+run_case uniform tools/pktgen/uniform.pkt
+ok $? "uniform.pkt: Pktgen and dfemu both exit 0, Pktgen's counters written"
+want=$(addr_terms tools/pktgen/uniform.pkt)
+check uniform "$want"
+ok $? "uniform.pkt: $COUNT sent, $((COUNT / 16)) delivered to each of its 16 destinations ($want), none dropped"
+
+left=$(pgrep -f "file-prefix=(pgA|pgd)$$" | wc -l)
+[ "$left" -eq 0 ]
+ok $? "no Pktgen or dfemu process left behind"
+tap_done
