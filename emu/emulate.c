@@ -1408,17 +1408,17 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->nterms = e->pl->topo.nterms;
 	if (c->nbind)
 		rep->term_ports = calloc(rep->nterms, sizeof(*rep->term_ports));
-	for (uint32_t i = 0; rep->term_ports && i < rep->nterms; i++) {
+	for (uint32_t i = 0; i < rep->nterms; i++) {
 		const struct dp_term *te = e->terms[i];
-		rep->term_ports[i] =
-			(struct df_term_ports){te->port_rx, te->port_injected,
-					       te->port_tx, te->ext_delivered};
-	}
-	for (uint32_t i = 0; i < e->pl->topo.nterms; i++)
-		if (e->terms[i]->stalls > rep->stall_max) {
-			rep->stall_max = e->terms[i]->stalls;
+		if (rep->term_ports)
+			rep->term_ports[i] = (struct df_term_ports){
+				te->port_rx, te->port_injected, te->port_tx,
+				te->ext_delivered};
+		if (te->stalls > rep->stall_max) {
+			rep->stall_max = te->stalls;
 			rep->stall_term = i;
 		}
+	}
 	rep->enq_fail = s.enq_fail;
 	/* the window a signal may have cut short */
 	rep->measure_s = (double)(e->run.m1 - e->run.m0) / e->ehz;

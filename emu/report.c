@@ -245,14 +245,14 @@ void df_report_time_scale(FILE *f, const struct df_config *c, double n)
 }
 
 /* Does terminal i show in the per-terminal port traffic: bound to a
- * port, or delivered a port's frames? */
+ * port (*v: its vdev, in buf; NULL: built-in), or delivered a port's
+ * frames? */
 static int term_ports_shown(const struct df_config *c,
-			    const struct df_report *r, uint32_t i)
+			    const struct df_report *r, uint32_t i,
+			    const char **v, char *buf, size_t n)
 {
-	char vdev[256];
-
-	return df_term_vdev(c, i, vdev, sizeof(vdev)) != NULL ||
-	       r->term_ports[i].ext_delivered != 0;
+	*v = df_term_vdev(c, i, buf, n);
+	return *v != NULL || r->term_ports[i].ext_delivered != 0;
 }
 
 /* Per terminal: its port's frames, and port frames delivered to it. */
@@ -263,10 +263,10 @@ static void print_term_ports(FILE *f, const struct df_config *c,
 
 	for (uint32_t i = 0; r->term_ports && i < r->nterms; i++) {
 		const struct df_term_ports *t = &r->term_ports[i];
-		const char *v = df_term_vdev(c, i, vdev, sizeof(vdev));
+		const char *v;
 		char name[16];
 
-		if (!term_ports_shown(c, r, i))
+		if (!term_ports_shown(c, r, i, &v, vdev, sizeof(vdev)))
 			continue;
 		snprintf(name, sizeof(name), "t%u", i);
 		fprintf(f, "  %-22s ", name);
@@ -624,12 +624,14 @@ static void json_term_ports(FILE *f, const struct df_config *c,
 
 	for (uint32_t i = 0; r->term_ports && i < r->nterms; i++) {
 		const struct df_term_ports *t = &r->term_ports[i];
-		if (!term_ports_shown(c, r, i))
+		const char *v;
+
+		if (!term_ports_shown(c, r, i, &v, vdev, sizeof(vdev)))
 			continue;
 		fprintf(f, "%s\n      {\"terminal\": %u, \"port\": ",
 			first ? "" : ",", i);
-		if (df_term_vdev(c, i, vdev, sizeof(vdev)) != NULL)
-			df_json_str(f, vdev);
+		if (v != NULL)
+			df_json_str(f, v);
 		else
 			fputs("null", f);
 		fprintf(f,
