@@ -10,8 +10,8 @@
  * workers"). Routers are numbered group by group (group routers each: a
  * dragonfly's a, a flattened butterfly's first-dimension row of k), so
  * contiguous blocks keep a group's links inside one worker: a link whose
- * two ends share a worker is a plain FIFO with wakes, one that crosses is
- * polled on every sweep and moves its cache lines between cores.
+ * two ends share a worker is a plain FIFO with wakes, one that crosses
+ * wakes its consumer by notes and moves its cache lines between cores.
  * routers_per_lcore = 0: whole groups per worker, spread evenly (or, with
  * fewer groups than workers, routers spread evenly); otherwise blocks of
  * that many routers. Fills worker_of[nrouters]; returns the number of

@@ -21,7 +21,7 @@ struct dp_router {
 	uint32_t nports, nq; /* nq = nports * DF_MAX_VC input queues */
 	uint32_t node;	     /* index among its worker's nodes (wheel.h) */
 	uint64_t poll;	     /* ports whose FIFOs have something due */
-	uint64_t always;     /* ports fed from another worker: every sweep */
+	uint64_t always;     /* ports fed from another instance: every sweep */
 	uint64_t qmask[DP_QWORDS]; /* non-empty input queues, bit
 				    * port*MAX_VC+vc */
 	uint32_t rr;		   /* round-robin start of switch allocation */

@@ -183,8 +183,8 @@ static inline uint32_t dp_rand_group(struct dp_lcore *lc,
  * The host's lag on one event: how long after its emulated instant due
  * the worker got to it (now). Every packet arrival, departure and
  * generation counts, so a host that falls behind shows it where the work
- * starts, not only on the packets it got to (docs/performance.md, "Real
- * time").
+ * starts, not only on the packets it got to (docs/realtime.md, "The lag
+ * and the verdict").
  */
 static inline void dp_late_add(struct dp_lcore *lc, uint64_t now, uint64_t due)
 {
