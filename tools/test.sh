@@ -14,18 +14,13 @@ cd "$(dirname "$0")/.."
 tools/setup.sh build
 tools/setup.sh build-san -Dsanitize=true -Dbuildtype=debugoptimized
 PKTGEN_SRC=${PKTGEN_SRC:-../shared/pktgen}
+PKTGEN_WHY="no Pktgen: set PKTGEN=/path/to/pktgen or provide $PKTGEN_SRC"
 if [ -z "${PKTGEN:-}" ] && [ -x "$PKTGEN_SRC/build.sh" ]; then
 	log=$(mktemp)
-	if PKTGEN=$("$PKTGEN_SRC/build.sh" "${PKTGEN_CACHE:-/var/tmp/dfemu-pktgen}" 2>"$log"); then
-		echo "test: Pktgen at $PKTGEN"
-	else
+	PKTGEN=$("$PKTGEN_SRC/build.sh" "${PKTGEN_CACHE:-/var/tmp/dfemu-pktgen}" 2>"$log") ||
 		PKTGEN_WHY="building Pktgen from $PKTGEN_SRC failed: $(tail -1 "$log")"
-		PKTGEN=""
-		echo "test: $PKTGEN_WHY"
-		export PKTGEN_WHY
-	fi
 	rm -f "$log"
 fi
-[ -n "${PKTGEN:-}" ] || export PKTGEN_WHY="${PKTGEN_WHY:-no Pktgen: set PKTGEN=/path/to/pktgen or provide $PKTGEN_SRC}"
-export PKTGEN="${PKTGEN:-}"
+if [ -n "${PKTGEN:-}" ]; then echo "test: Pktgen at $PKTGEN"; else echo "test: $PKTGEN_WHY"; fi
+export PKTGEN="${PKTGEN:-}" PKTGEN_WHY
 exec tests/run.sh build build-san
