@@ -13,6 +13,7 @@
 #include <rte_cycles.h>
 
 #include "bridge.h"
+#include "unmap_guard.h"
 #include "worker.h"
 
 static void idle(struct dp_lcore *lc, uint64_t now)
@@ -88,9 +89,11 @@ int dp_worker_main(void *arg)
 {
 	struct dp_lcore *lc = arg;
 	const struct dp_run *run = lc->run;
+	struct rte_rcu_qsbr *guard = dp_unmap_guard_init();
 
 	/* Outside the hot loop: make short idle sleeps short. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	dp_unmap_guard_online(guard, lc->lcore_id);
 	uint64_t prev = rte_rdtsc();
 	unsigned prev_work = 0;
 
@@ -98,6 +101,8 @@ int dp_worker_main(void *arg)
 		uint64_t now = rte_rdtsc();
 		unsigned work = 0;
 
+		/* between sweeps: in no port's burst (unmap_guard.h) */
+		dp_unmap_guard_quiescent(guard, lc->lcore_id);
 		if (prev_work) /* the last sweep did something: it was busy */
 			lc->busy_tsc += now - prev;
 		prev = now;
@@ -129,6 +134,7 @@ int dp_worker_main(void *arg)
 			idle(lc, now);
 		}
 	}
+	dp_unmap_guard_offline(guard, lc->lcore_id);
 	return 0;
 }
 

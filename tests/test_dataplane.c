@@ -7,18 +7,24 @@
  *                 link at overload
  *   paper         [DF] §4.2 at 72 terminals: WC (adversarial shift 1) and
  *                 uniform, MIN against VAL
+ * and, with conservation, the unmap guard (unmap_guard.h).
  * Usage: test_dataplane MODE (run from the repository root).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_lcore.h>
 
 #include "check.h"
 #include "emu.h"
+#include "unmap_guard.h"
 
 static double tsc_hz;
 
@@ -75,6 +81,95 @@ static void check_accounting(const char *what, const struct df_report *r)
 	CHECK(r->credits_conserved, "%s: every VC has its full credit %s", what,
 	      r->credit_issue);
 	CHECK(r->enq_fail == 0, "%s: no ring overflow", what);
+}
+
+/*
+ * The unmap guard: an unmap from the interrupt thread (an alarm's
+ * callback runs there, as memif's socket handler does) waits while a
+ * worker is inside a sweep, and is made once the worker reports between
+ * sweeps; an unmap from another thread does not wait.
+ */
+static struct rte_rcu_qsbr *ug_q;
+static volatile int ug_release, ug_unmapped;
+
+static int ug_worker(void *arg)
+{
+	(void)arg;
+	dp_unmap_guard_online(ug_q, rte_lcore_id());
+	while (!ug_release) /* "inside a burst" until released */
+		rte_pause();
+	dp_unmap_guard_quiescent(ug_q, rte_lcore_id());
+	dp_unmap_guard_offline(ug_q, rte_lcore_id());
+	return 0;
+}
+
+static void ug_alarm(void *page)
+{
+	if (munmap(page, 4096) == 0)
+		ug_unmapped = 1;
+}
+
+static int mapped(void *page)
+{
+	unsigned char v;
+
+	return mincore(page, 4096, &v) == 0 || errno != ENOMEM;
+}
+
+/* spin until *flag is set or s seconds have passed; *flag */
+static int spin_flag(volatile int *flag, double s)
+{
+	uint64_t end = rte_rdtsc() + (uint64_t)(s * tsc_hz);
+
+	while (!*flag && rte_rdtsc() < end)
+		rte_pause();
+	return *flag;
+}
+
+/* spin until an unmap has waited (more than n so far), at most s seconds */
+static int spin_waited(uint64_t n, double s)
+{
+	uint64_t end = rte_rdtsc() + (uint64_t)(s * tsc_hz);
+
+	while (dp_unmap_guard_waits() <= n && rte_rdtsc() < end)
+		rte_pause();
+	return dp_unmap_guard_waits() > n;
+}
+
+static void unmap_guard(void)
+{
+	unsigned w = rte_get_next_lcore(-1, 1, 0);
+	void *a = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *b = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t w0;
+	int waited, held, made;
+
+	ug_q = dp_unmap_guard_init();
+	if (!CHECK(ug_q != NULL && a != MAP_FAILED && b != MAP_FAILED &&
+			   w < RTE_MAX_LCORE,
+		   "unmap guard: set up, two pages mapped, a worker lcore"))
+		return;
+	w0 = dp_unmap_guard_waits();
+	rte_eal_remote_launch(ug_worker, NULL, w);
+	CHECK(munmap(b, 4096) == 0 && !mapped(b) &&
+		      dp_unmap_guard_waits() == w0,
+	      "unmap guard: an unmap from the main thread is made at once "
+	      "while a worker is in a sweep");
+	rte_eal_alarm_set(1, ug_alarm, a);
+	waited = spin_waited(w0, 10.0);
+	/* 0.2 s: thousands of times what the unmap takes unguarded */
+	spin_flag(&ug_unmapped, 0.2);
+	held = !ug_unmapped && mapped(a);
+	ug_release = 1;
+	made = spin_flag(&ug_unmapped, 10.0) && !mapped(a);
+	rte_eal_wait_lcore(w);
+	CHECK(waited && held && made,
+	      "unmap guard: an unmap from the interrupt thread waits while a "
+	      "worker is in a sweep (waited %d, held %d), and is made once "
+	      "the worker reports between sweeps (%d)",
+	      waited, held, made);
 }
 
 static void conservation(void)
@@ -554,9 +649,10 @@ int main(int argc, char **argv)
 		return check_done();
 	}
 	tsc_hz = df_tsc_calibrate(100);
-	if (!strcmp(mode, "conservation"))
+	if (!strcmp(mode, "conservation")) {
 		conservation();
-	else if (!strcmp(mode, "timing"))
+		unmap_guard();
+	} else if (!strcmp(mode, "timing"))
 		timing();
 	else if (!strcmp(mode, "paper"))
 		paper();
