@@ -189,7 +189,7 @@ PIDS="$PIDS $p0 $p1"
 wait_phase "dfk1$$" measure && kill -9 $p1
 wait $p0
 r0=$?
-[ $r0 -eq 4 ] && python3 - "$TMP/lose-0.json" <<'PY'
+[ $r0 -eq 4 ] && python3 - "$TMP/lose-0.json" 2>"$TMP/lose.err" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 p, n = r["partition"], r["partition"]["network"]
@@ -214,7 +214,14 @@ assert len(ch) == 1 and ch[0]["ok"] and "20 links to this instance down" \
     in ch[0]["message"], r["changes"]
 PY
 rc=$?
-[ $rc -eq 0 ] || tail -5 "$TMP/lose-0.log" | sed 's/^/# /'
+if [ $rc -ne 0 ]; then
+	# what a failure here needs to be told apart: exit status or signal,
+	# the check that failed, the instance's last words
+	echo "# instance 0 exited $r0$([ $r0 -gt 128 ] &&
+		echo " (killed by signal $((r0 - 128)))")"
+	sed 's/^/# /' "$TMP/lose.err" 2>/dev/null | tail -5
+	tail -5 "$TMP/lose-0.log" | sed 's/^/# /'
+fi
 ok $rc "instance 1 killed mid-run: instance 0 takes its 20 links down after partition.peer_timeout_ms, goes on and exits 4; the instances left account for every packet (with those handed to and taken from the lost one) and credit, at most once"
 
 # a stalled instance (SIGSTOP for longer than the timeout) that comes back
