@@ -17,6 +17,7 @@
 #include "bridge.h"
 #include "instances.h"
 #include "partition.h"
+#include "unmap_guard.h"
 
 /* the frames' per-instance arrays hold every instance a config can have */
 _Static_assert(DF_MAX_INST <= DP_MAX_INSTANCES, "raise DP_MAX_INSTANCES");
@@ -514,8 +515,9 @@ static int handshake_rx(struct emu_inst *x, uint32_t j, char *err,
 	return rc;
 }
 
-int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
-		       FILE *status, char *err, size_t errlen)
+static int handshake(struct emu_inst *x, struct rte_rcu_qsbr *q,
+		     volatile const int *stop, FILE *status, char *err,
+		     size_t errlen)
 {
 	const struct df_config *c = &x->pl->cfg;
 	uint64_t t0 = rte_rdtsc(), next_hello = 0, told = 0;
@@ -524,6 +526,7 @@ int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
 	for (;;) {
 		uint64_t now = rte_rdtsc();
 
+		dp_unmap_guard_quiescent(q, rte_lcore_id());
 		/* a barrier: an instance ready with its own peers but not
 		 * yet with every instance would start its clock early and
 		 * take a peer still measuring another as lost */
@@ -588,6 +591,21 @@ int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
 	}
 	x->started = rte_rdtsc();
 	return 0;
+}
+
+/* The handshake polls the peers' ports from this lcore, before the
+ * workers do: online for the unmap guard meanwhile (unmap_guard.h), a
+ * quiescent report between polls. */
+int emu_inst_handshake(struct emu_inst *x, volatile const int *stop,
+		       FILE *status, char *err, size_t errlen)
+{
+	struct rte_rcu_qsbr *q = dp_unmap_guard_init();
+	int rc;
+
+	dp_unmap_guard_online(q, rte_lcore_id());
+	rc = handshake(x, q, stop, status, err, errlen);
+	dp_unmap_guard_offline(q, rte_lcore_id());
+	return rc;
 }
 
 /* This instance's counters, as a peer sees them (host order). */
