@@ -1074,6 +1074,62 @@ uint64_t df_config_lateness_auto(const struct df_config *c)
 	return (uint64_t)ceil(c->packet_bytes * 8.0 / gbps);
 }
 
+/* Key i's value in cfg as it would be written in the file (config.h). */
+int df_config_value(const struct df_config *cfg, size_t i, const char **sec,
+		    const char **name, char *buf, size_t n)
+{
+	const struct key_def *k = &keys[i];
+	const void *v;
+
+	if (i >= NKEYS)
+		return -1;
+	*sec = k->section;
+	*name = k->name;
+	v = (const char *)cfg + k->off;
+	switch (k->type) {
+	case K_ENUM:
+		snprintf(buf, n, "%s", k->choices[*(const int *)v]);
+		return 0;
+	case K_BOOL:
+		snprintf(buf, n, "%s", *(const int *)v ? "on" : "off");
+		return 0;
+	case K_VCS:
+		if (cfg->link[DF_LINK_LOCAL].vcs == 0)
+			return 2; /* not set: the algorithm's */
+		snprintf(buf, n, "%u/%u%s", cfg->link[DF_LINK_LOCAL].vcs,
+			 cfg->link[DF_LINK_GLOBAL].vcs,
+			 cfg->vcs_plus ? "+1" : "");
+		return 0;
+	case K_STR:
+		snprintf(buf, n, "%s", (const char *)v);
+		return 0;
+	case K_ARR:
+		if (*(const int *)v == DF_ARR_FILE)
+			snprintf(buf, n, "file:%s", cfg->arr_file);
+		else
+			snprintf(buf, n, "%s", k->choices[*(const int *)v]);
+		return 0;
+	case K_SCALE:
+		if (*(const double *)v == 0) {
+			snprintf(buf, n, "auto");
+			return 0;
+		}
+		/* fall through */
+	case K_DBL:
+		snprintf(buf, n, "%.15g", *(const double *)v);
+		return 1;
+	case K_U32:
+		snprintf(buf, n, "%u", *(const uint32_t *)v);
+		/* below the allowed range: not set (another key's or the
+		 * plan's value applies) */
+		return *(const uint32_t *)v < k->min ? 2 : 1;
+	default:
+		snprintf(buf, n, "%llu",
+			 (unsigned long long)*(const uint64_t *)v);
+		return *(const uint64_t *)v < k->min ? 2 : 1;
+	}
+}
+
 void df_config_print_keys(void *file)
 {
 	FILE *f = file;

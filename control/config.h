@@ -263,6 +263,14 @@ int df_config_validate(const struct df_config *cfg, char *err, size_t errlen);
  * packet's serialization time on the fastest link, in ns. */
 uint64_t df_config_lateness_auto(const struct df_config *cfg);
 
+/* Key i (0, 1, ... in the order of --help) of cfg: its section, name
+ * and value as the file would say it, in buf. Returns 1 when the value
+ * is a number, 0 when it is text, 2 when it is not set (below the key's
+ * range: another key, the algorithm or the plan decides), -1 past the
+ * last key. */
+int df_config_value(const struct df_config *cfg, size_t i, const char **sec,
+		    const char **name, char *buf, size_t n);
+
 /* Print the accepted keys with defaults (for --help). */
 void df_config_print_keys(void *file);
 

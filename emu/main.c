@@ -33,7 +33,7 @@ struct app_args {
 	int nowned;
 	const char *json;
 	const char *stats_csv;
-	int quiet, check, print_addresses, help, pdump;
+	int quiet, check, print_addresses, print_config, help, pdump;
 	char **eal;
 	int neal;
 };
@@ -45,6 +45,7 @@ static void usage(FILE *f, const char *prog)
 		"[--json FILE] [--quiet] [--eal EAL-ARGS...]\n"
 		"       %s --check --config FILE [--set ...]\n"
 		"       %s --print-addresses --config FILE [--set ...]\n"
+		"       %s --print-config --config FILE [--set ...]\n"
 		"       %s [EAL-ARGS...] -- --config FILE [...]\n\n"
 		"Emulates a dragonfly network (routers as DPDK poll tasks, "
 		"links with shaped\nlatency and bandwidth, virtual channels "
@@ -85,6 +86,11 @@ static void usage(FILE *f, const char *prog)
 		"MAC, IPv4 and port\n"
 		"                        (vdev or builtin) as JSON, do not "
 		"forward\n"
+		"      --print-config    print every config key's value (from "
+		"the file, --set\n"
+		"                        and the defaults) as JSON {section: "
+		"{key: value}}, do\n"
+		"                        not forward\n"
 		"  -h, --help            this text\n"
 		"      --eal ARGS...     everything after it goes to DPDK's "
 		"EAL. Without EAL\n"
@@ -95,7 +101,7 @@ static void usage(FILE *f, const char *prog)
 		"                        is mounted, else --no-huge -m "
 		"<size> --no-shconf\n\n"
 		"Config keys ([section] key: meaning; allowed):\n",
-		prog, prog, prog, prog);
+		prog, prog, prog, prog, prog);
 	df_config_print_keys(f);
 	fprintf(f,
 		"  [partition], per instance N and peer M (0..%d):\n"
@@ -131,6 +137,7 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 		{"pdump", no_argument, NULL, 'P'},
 		{"check", no_argument, NULL, 'k'},
 		{"print-addresses", no_argument, NULL, 'a'},
+		{"print-config", no_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -187,6 +194,9 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 			break;
 		case 'a':
 			a->print_addresses = 1;
+			break;
+		case 'p':
+			a->print_config = 1;
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
@@ -355,6 +365,43 @@ static void print_addresses(const struct df_config *c, FILE *f)
 	fprintf(f, "\n]\n");
 }
 
+/* Every key's value as JSON, one object per section, sections in the
+ * order of --help (config.h). */
+static void print_config(const struct df_config *c, FILE *f)
+{
+	const char *sec, *name, *s2, *n2;
+	char v[1100];
+	int first = 1;
+
+	fprintf(f, "{");
+	for (size_t i = 0; df_config_value(c, i, &sec, &name, v, 1) >= 0; i++) {
+		int seen = 0, k = 0;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = df_config_value(c, j, &s2, &n2, v, 1) >= 0 &&
+			       !strcmp(s2, sec);
+		if (seen)
+			continue;
+		fprintf(f, "%s\n  \"%s\": {", first ? "" : ",", sec);
+		first = 0;
+		for (size_t j = i;
+		     (k = df_config_value(c, j, &s2, &n2, v, sizeof(v))) >= 0;
+		     j++) {
+			if (strcmp(s2, sec))
+				continue;
+			fprintf(f, "%s\"%s\": ", j > i ? ", " : "", n2);
+			if (k == 1)
+				fprintf(f, "%s", v);
+			else if (k == 2)
+				fprintf(f, "null");
+			else
+				df_json_str(f, v);
+		}
+		fprintf(f, "}");
+	}
+	fprintf(f, "\n}\n");
+}
+
 /* At start, when terminals have DPDK ports: who is where, so peers can be
  * pointed at the right addresses (all of them: --print-addresses). */
 static void print_bound(const struct df_config *c, FILE *f)
@@ -466,6 +513,10 @@ int main(int argc, char **argv)
 	}
 	if (app.print_addresses) {
 		print_addresses(&cfg, stdout);
+		return 0;
+	}
+	if (app.print_config) {
+		print_config(&cfg, stdout);
 		return 0;
 	}
 	nworkers = cfg.workers ? (int)cfg.workers : (ncpu > 1 ? ncpu - 1 : 1);

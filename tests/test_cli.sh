@@ -41,8 +41,8 @@ has() {
 # --help
 run --help
 expect_rc 0 "--help"
-for w in --config --set --json --check --eal topology arrangement algorithm \
-	load relative absolute; do
+for w in --config --set --json --check --eal --print-config topology \
+	arrangement algorithm load relative absolute; do
 	has "$TMP/out" "$w" "--help"
 done
 
@@ -128,6 +128,36 @@ assert a[3]["port"] == "net_tap3,iface=dft3" and a[4]["port"] == "net_tap4,iface
 assert a[5]["ip"] == "10.99.0.5" and a[6]["port"] == "builtin"
 PY
 ok $? "--print-addresses: 72 terminals, unique MACs and IPs, ranges expanded"
+
+# --print-config: every key of --help once, by section, the file's
+# values, --set's over them, the defaults for the rest, null when unset
+run --print-config --config "$REF" --set traffic.load=0.35 \
+	--set capture.file='a "b".pcapng'
+expect_rc 0 "--print-config"
+"$DFEMU" --help >"$TMP/help"
+python3 - "$TMP/out" "$TMP/help" <<'PY'
+import json, re, sys
+c = json.load(open(sys.argv[1]))
+sec, keys = None, []
+for line in open(sys.argv[2]):
+    m = re.match(r"^  \[(\w+)\]$|^    (\S+) ", line)
+    if m and m.group(1):
+        sec = m.group(1)
+    elif m and sec and not re.match(r"[it]N", m.group(2)):  # iN.peerM...
+        keys.append((sec, m.group(2)))
+got = [(s, k) for s in c for k in c[s]]
+assert sorted(got) == sorted(keys), set(got) ^ set(keys)
+assert c["topology"]["p"] == 2 and c["topology"]["g"] == 9  # the file
+assert c["links"]["global_latency_ns"] == 2000                # the file
+assert c["traffic"]["load"] == 0.35                           # --set
+assert c["capture"]["file"] == 'a "b".pcapng'                 # --set, text
+assert c["routing"]["algorithm"] == "min"                     # default
+assert c["links"]["vcs"] is None and c["topology"]["k"] is None  # unset
+assert c["run"]["idle_backoff"] == "on" and c["run"]["time_scale"] == 1
+PY
+ok $? "--print-config: every --help key once, file, --set and default values, text escaped, unset null"
+run --print-config --config "$BAD"
+expect_rc 2 "--print-config of a bad config"
 
 # missing config file
 run --check --config "$TMP/no-such.ini"
