@@ -112,6 +112,25 @@ static void usage(FILE *f, const char *prog)
 		"a PCI address\n"
 		"    %-26s (DDDD:BB:DD.F or BB:DD.F, then ,devargs)\n",
 		DF_MAX_INST - 1, "iN", "iN.peerM", "", "");
+	fprintf(f,
+		"  [terminals], per terminal N (or range A-B):\n"
+		"    %-26s bind terminal N to a DPDK port instead of the "
+		"built-in\n"
+		"    %-26s generator: a vdev string (net_memif, "
+		"net_af_packet, net_tap,\n"
+		"    %-26s net_pcap, net_ring, net_null); in a range, {t} "
+		"stands for the\n"
+		"    %-26s terminal number, e.g. tA-B = "
+		"net_memif{t},role=server,socket=\n"
+		"    %-26s /run/dfemu/t{t}.sock (each terminal its own "
+		"device)\n"
+		"    %-26s terminal N's MAC (default 02:df:GG:GG:RR:PP: its "
+		"group, router in\n"
+		"    %-26s the group and port, in hex)\n"
+		"    %-26s terminal N's IPv4 (default 10.G.R.P+1, the same "
+		"in decimal);\n"
+		"    %-26s --print-addresses lists every terminal's\n",
+		"tN, tA-B", "", "", "", "", "tN.mac", "", "tN.ip", "");
 	fprintf(f, "\nExit status: 0 run complete and every packet and "
 		   "credit accounted for;\n1 accounting failed (not drained, "
 		   "credits lost, packets lost or duplicated);\n2 bad "

@@ -42,7 +42,8 @@ has() {
 run --help
 expect_rc 0 "--help"
 for w in --config --set --json --check --eal --print-config topology \
-	arrangement algorithm load relative absolute; do
+	arrangement algorithm load relative absolute "[terminals]" "tA-B" \
+	tN.mac tN.ip "[partition]" iN.peerM; do
 	has "$TMP/out" "$w" "--help"
 done
 
