@@ -60,6 +60,28 @@ for f, parse in (("pkt", dests_pkt), ("lua", dests_lua)):
 PY
 ok $? "scripts: uniform = 16 distinct other terminals over >= 8 groups, adversarial = group 1's terminals, MAC and IP of one terminal each"
 
+# the rate: the config's load (0.3) on its 0.2 Gb/s terminal link by
+# default, --load X otherwise, as a percentage of memif's 100 Gb/s with
+# Pktgen's 20 bytes of preamble and gap (and the FCS inside B); a finite
+# count; the Lua needs nothing but Pktgen's own table
+rate() { sed -n 's/^set 0 rate //p; s/^pktgen.set("0", "rate", \(.*\))$/\1/p' "$1"; }
+$G pkt --config $REF --terminal 0 --pattern to:5 --load 0.5 --size 128 \
+	>"$TMP/l5.pkt"
+$G lua --config $REF --terminal 0 --pattern to:5 --port-gbps 10 \
+	--set traffic.load=0.1 >"$TMP/l1.lua"
+python3 - "$(rate tools/pktgen/one.pkt)" "$(rate "$TMP/l5.pkt")" \
+	"$(rate "$TMP/l1.lua")" <<'PY'
+import sys
+want = [100 * 0.3 * 0.2 * 84 / (60 * 100), 100 * 0.5 * 0.2 * 148 / (124 * 100),
+        100 * 0.1 * 0.2 * 84 / (60 * 10)]
+got = [float(x) for x in sys.argv[1:]]
+assert all(abs(g / w - 1) < 1e-5 for g, w in zip(got, want)), (got, want)
+PY
+ok $? "rate: the config's load, --load, --set traffic.load and --port-gbps as Pktgen percentages ($(rate tools/pktgen/one.pkt), $(rate "$TMP/l5.pkt"), $(rate "$TMP/l1.lua"))"
+grep -q "^set 0 count 10000$" tools/pktgen/one.pkt &&
+	! grep -q "require\|package.path" tools/pktgen/*.lua
+ok $? "scripts: a finite count (10000), the Lua without require"
+
 # a uniform pcap from t0 of small.ini through dfemu
 $G pcap --config configs/small.ini --terminal 0 --packets 300 --size 128 \
 	--out "$TMP/u.pcap"
@@ -99,7 +121,10 @@ done <<END
 needed pkt --config $REF
 terminals.0..71 pkt --config $REF --terminal 72
 other.than.0 pkt --config $REF --terminal 0 --pattern to:0
-allowed.60..9000 pkt --config $REF --terminal 0 --size 20
+allowed.64..9000 pkt --config $REF --terminal 0 --size 60
+above.0,.up.to.1 pkt --config $REF --terminal 0 --load 1.5
+give.one pkt --config $REF --terminal 0 --load 0.1 --rate 1
+no.load.to.send pkt --config $REF --terminal 0 --set traffic.load=0
 needs.--out pcap --config $REF --terminal 0
 unknown.command mkdir --config $REF
 END

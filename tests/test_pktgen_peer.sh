@@ -14,7 +14,7 @@ set -u
 DFEMU=${1:?usage: $0 PATH/TO/dfemu}
 cd "$(dirname "$0")/.." || exit 1
 . tests/tap.sh
-CASES="one-destination uniform"
+CASES="one-destination uniform one-lua"
 if [ -z "${PKTGEN:-}" ]; then
 	for c in $CASES; do
 		skip "Pktgen $c" "${PKTGEN_WHY:-no Pktgen (set PKTGEN=/path/to/pktgen)}"
@@ -75,15 +75,22 @@ run_case() {
 		sleep 0.1
 		i=$((i + 1))
 	done
+	script=$TMP/$1.${2##*.} # a .pkt command file, or Lua
 	sed -e "s/^set 0 rate .*/set 0 rate 0.01/" \
-		-e "s/^set 0 count .*/set 0 count $COUNT/" "$2" >"$TMP/$1.pkt"
-	echo "script $TMP/counters.lua" >>"$TMP/$1.pkt"
+		-e "s/^set 0 count .*/set 0 count $COUNT/" \
+		-e "s/^pktgen.set(\"0\", \"rate\", .*/pktgen.set(\"0\", \"rate\", 0.01)/" \
+		-e "s/^pktgen.set(\"0\", \"count\", .*/pktgen.set(\"0\", \"count\", $COUNT)/" \
+		"$2" >"$script"
+	case $2 in
+	*.lua) echo "dofile(\"$TMP/counters.lua\")" >>"$script" ;;
+	*) echo "script $TMP/counters.lua" >>"$script" ;;
+	esac
 	# Pktgen draws on a terminal: script(1) gives it one
 	PG_COUNT=$COUNT PG_OUT="$TMP/$1.pg" timeout 120 script -qec \
 		"$PKTGEN -l 0-1 --no-pci --no-huge -m 256 --no-shconf \
 		--no-telemetry --file-prefix=pgA$$ \
 		--vdev=net_memif0,role=client,socket=$SOCK/t0.sock,socket-abstract=no \
-		-- -P -T -m [1].0 -f $TMP/$1.pkt" /dev/null \
+		-- -P -T -m [1].0 -f $script" /dev/null \
 		</dev/null >"$TMP/$1.pglog" 2>&1
 	pg=$?
 	kill -INT "$emu"
@@ -140,6 +147,15 @@ ok $? "uniform.pkt: Pktgen and dfemu both exit 0, Pktgen's counters written"
 want=$(addr_terms tools/pktgen/uniform.pkt)
 check uniform "$want"
 ok $? "uniform.pkt: $COUNT sent, $((COUNT / 16)) delivered to each of its 16 destinations ($want), none dropped"
+
+# a Lua script, run from outside Pktgen's tree without require (one
+# destination: 24.07.1's Lua puts sequence N on port N)
+tools/dfemu-pktgen lua --dfemu "$DFEMU" --config configs/reference.ini \
+	--terminal 0 --pattern to:71 >"$TMP/one.lua"
+run_case one-lua "$TMP/one.lua"
+ok $? "one.lua: Pktgen and dfemu both exit 0, Pktgen's counters written"
+check one-lua "$(addr_terms tools/pktgen/one.pkt)"
+ok $? "one.lua: $COUNT sent by Pktgen = received on t0's port = injected = delivered to t71, none dropped"
 
 left=$(pgrep -f "file-prefix=(pgA|pgd)$$" | wc -l)
 [ "$left" -eq 0 ]
