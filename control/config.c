@@ -118,6 +118,8 @@ const char *df_link_class_name(enum df_link_class c)
 
 static const char *const type_names[] = {"dragonfly", "flatfly", NULL};
 
+/* A section's keys stay together: --help and --print-config print them
+ * in this order, one heading or object per section. */
 static const struct key_def keys[] = {
 	{"topology", "type", K_ENUM, OFF(type), 0, 0, type_names,
 	 "dragonfly, or flatfly: the flattened butterfly of [FB] (k, n)"},
@@ -235,10 +237,16 @@ static const struct key_def keys[] = {
 	 "(ms, 0 = off)"},
 	{"run", "stall_ms", K_U32, OFF(watchdog_ms), 0, 3600000, NULL,
 	 "the same as watchdog_ms"},
+	{"run", "tsc_calibrate_ms", K_U32, OFF(tsc_calibrate_ms), 10, 10000,
+	 NULL, "TSC calibration against CLOCK_MONOTONIC_RAW (ms)"},
 	{"faults", "events", K_STR, OFF(fault_events), 0, 1024, NULL,
 	 "link failures, router drains and load changes at times since the "
 	 "start (ms): T:down:rR.pP, T:up:rR.pP, T:drain:R, T:undrain:R, "
 	 "T:load:X, comma-separated"},
+	{"faults", "in_flight", K_ENUM, OFF(fault_in_flight), 0, 0,
+	 inflight_names,
+	 "packets on a link when it fails: deliver (they had left) or drop "
+	 "(lost, counted as link_down)"},
 	{"partition", "instances", K_U32, OFF(ninst), 1, DF_MAX_INST, NULL,
 	 "dfemu instances the dragonfly is split over, by groups"},
 	{"partition", "instance", K_U32, OFF(instance), 0, DF_MAX_INST - 1,
@@ -249,12 +257,6 @@ static const struct key_def keys[] = {
 	 600000, NULL,
 	 "an instance silent this long is taken as lost: its links go down "
 	 "and the others go on without it (ms)"},
-	{"faults", "in_flight", K_ENUM, OFF(fault_in_flight), 0, 0,
-	 inflight_names,
-	 "packets on a link when it fails: deliver (they had left) or drop "
-	 "(lost, counted as link_down)"},
-	{"run", "tsc_calibrate_ms", K_U32, OFF(tsc_calibrate_ms), 10, 10000,
-	 NULL, "TSC calibration against CLOCK_MONOTONIC_RAW (ms)"},
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 _Static_assert(NKEYS <= DF_CFG_MAX_KEYS, "raise DF_CFG_MAX_KEYS");

@@ -384,41 +384,31 @@ static void print_addresses(const struct df_config *c, FILE *f)
 	fprintf(f, "\n]\n");
 }
 
-/* Every key's value as JSON, one object per section, sections in the
- * order of --help (config.h). */
+/* Every key's value as JSON, one object per section, in the key table's
+ * order (config.h; a section's keys are together there). */
 static void print_config(const struct df_config *c, FILE *f)
 {
-	const char *sec, *name, *s2, *n2;
+	const char *sec, *name, *last = NULL;
 	char v[1100];
-	int first = 1;
+	int k;
 
 	fprintf(f, "{");
-	for (size_t i = 0; df_config_value(c, i, &sec, &name, v, 1) >= 0; i++) {
-		int seen = 0, k = 0;
-
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = df_config_value(c, j, &s2, &n2, v, 1) >= 0 &&
-			       !strcmp(s2, sec);
-		if (seen)
-			continue;
-		fprintf(f, "%s\n  \"%s\": {", first ? "" : ",", sec);
-		first = 0;
-		for (size_t j = i;
-		     (k = df_config_value(c, j, &s2, &n2, v, sizeof(v))) >= 0;
-		     j++) {
-			if (strcmp(s2, sec))
-				continue;
-			fprintf(f, "%s\"%s\": ", j > i ? ", " : "", n2);
-			if (k == 1)
-				fprintf(f, "%s", v);
-			else if (k == 2)
-				fprintf(f, "null");
-			else
-				df_json_str(f, v);
-		}
-		fprintf(f, "}");
+	for (size_t i = 0;
+	     (k = df_config_value(c, i, &sec, &name, v, sizeof(v))) >= 0; i++) {
+		if (last == NULL || strcmp(last, sec))
+			fprintf(f, "%s\n  \"%s\": {", last ? "}," : "", sec);
+		else
+			fprintf(f, ", ");
+		fprintf(f, "\"%s\": ", name);
+		if (k == 1)
+			fprintf(f, "%s", v);
+		else if (k == 2)
+			fprintf(f, "null");
+		else
+			df_json_str(f, v);
+		last = sec;
 	}
-	fprintf(f, "\n}\n");
+	fprintf(f, "%s\n}\n", last ? "}" : "");
 }
 
 /* At start, when terminals have DPDK ports: who is where, so peers can be

@@ -146,6 +146,8 @@ for line in open(sys.argv[2]):
         sec = m.group(1)
     elif m and sec and not re.match(r"[it]N", m.group(2)):  # iN.peerM...
         keys.append((sec, m.group(2)))
+heads = re.findall(r"^  \[(\w+)\]$", open(sys.argv[2]).read(), re.M)
+assert len(heads) == len(set(heads)), heads  # a section's keys together
 got = [(s, k) for s in c for k in c[s]]
 assert sorted(got) == sorted(keys), set(got) ^ set(keys)
 assert c["topology"]["p"] == 2 and c["topology"]["g"] == 9  # the file
