@@ -74,10 +74,44 @@ enum dp_pair {
 };
 extern const char *const dp_pair_name[DP_PAIR_N];
 
+/*
+ * A terminal's port traffic, defined once: the struct below, the report's
+ * per-terminal lines, its JSON (ports.terminals) and the /dfemu/terminals
+ * telemetry are all generated from this list. X(name, label): the JSON
+ * and telemetry key, and the words of the text report.
+ */
+#define DP_TERM_PORT_COUNTERS(X)                                 \
+	X(rx, "frames in")                                       \
+	X(rx_bytes, "bytes in")                                  \
+	X(injected, "into the network")                          \
+	X(injected_bytes, "bytes injected")                      \
+	X(injected_bytes_window, "bytes injected in the window") \
+	X(tx, "frames out")                                      \
+	X(tx_bytes, "bytes out")                                 \
+	X(stalls, "times the port would not take a frame")       \
+	X(arp_replies, "ARP requests answered")                  \
+	X(delivered_from_ports, "port frames delivered here")    \
+	X(delivered_from_ports_bytes_window,                     \
+	  "bytes of them delivered in the window")
+
+/* Written by the terminal's own lcore only. drops: frames off its port
+ * dropped before they entered the network, by reason (enum dp_drop);
+ * rx_first, rx_last: TSC of the first and last bursts off its port (0:
+ * none), the span over which its port sent. */
+struct dp_term_ports {
+#define DP_TERM_PORT_FIELD(name, label) uint64_t name;
+	DP_TERM_PORT_COUNTERS(DP_TERM_PORT_FIELD)
+#undef DP_TERM_PORT_FIELD
+	uint64_t drops[DP_DROP_N];
+	uint64_t rx_first, rx_last;
+};
+
 struct dp_stats {
-	uint64_t generated, gen_measured, gen_bytes_window;
+	/* bytes: all, and those measured (their packets' instants in the
+	 * measurement window) */
+	uint64_t generated, gen_measured, gen_bytes, gen_bytes_window;
 	uint64_t injected, inj_measured;
-	uint64_t delivered, del_measured, rx_bytes_window;
+	uint64_t delivered, del_measured, rx_bytes, rx_bytes_window;
 	uint64_t drops[DP_DROP_N], drops_measured;
 	uint64_t not_injected; /* left in source queues when generation ended */
 	uint64_t minimal, nonminimal;

@@ -56,6 +56,7 @@ static void add_packet(struct dp_term *t, uint64_t tgen)
 	int meas = in_window(run, tgen);
 
 	lc->st.generated++;
+	lc->st.gen_bytes += run->packet_bytes;
 	if (meas) {
 		lc->st.gen_measured++;
 		lc->st.gen_bytes_window += run->packet_bytes;
@@ -249,6 +250,18 @@ static enum dp_pair pair_class(const struct dp_run *run, uint32_t src,
 	return rs / run->a == rd / run->a ? DP_PAIR_GROUP : DP_PAIR_GLOBAL;
 }
 
+/* A measured port frame delivered at terminal dst after lat TSC cycles:
+ * by the pair's class, and by the port it came from. */
+static void port_latency(struct dp_lcore *lc, const struct dp_out *o,
+			 uint32_t dst, uint64_t lat)
+{
+	uint16_t k = lc->run->port_idx[o->src];
+
+	dp_hist_add(&lc->st.ext_latency[pair_class(lc->run, o->src, dst)], lat);
+	if (k != DP_NO_PORT)
+		dp_hist_add(&lc->port_lat[k], lat);
+}
+
 /* A frame out of the network at terminal t, its buffer space free at
  * time left: counters, latency from generation (or ingress) and the
  * credit back to the router. The sink and the port terminals share it. */
@@ -259,19 +272,22 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 	int nonmin = (o->flags & DP_PKT_NONMIN) != 0;
 
 	lc->st.delivered++;
+	lc->st.rx_bytes += o->len;
 	t->rx_pkts++;
-	t->ext_delivered += (o->flags & DP_PKT_EXTERNAL) != 0;
-	if (in_window(lc->run, o->due))
+	if (in_window(lc->run, o->due)) {
 		lc->st.rx_bytes_window += o->len;
+		if (o->flags & DP_PKT_EXTERNAL)
+			t->pc.delivered_from_ports_bytes_window += o->len;
+	}
+	if (o->flags & DP_PKT_EXTERNAL)
+		t->pc.delivered_from_ports++;
 	if (left > lc->st.last_rx)
 		lc->st.last_rx = left;
 	if (o->flags & DP_PKT_MEASURED) {
 		lc->st.del_measured++;
 		dp_hist_add(&lc->st.latency[nonmin], left - o->gen);
 		if (o->flags & DP_PKT_EXTERNAL)
-			dp_hist_add(&lc->st.ext_latency[pair_class(
-					    lc->run, o->src, t->id)],
-				    left - o->gen);
+			port_latency(lc, o, t->id, left - o->gen);
 		lc->st.hops[o->hops < DP_MAX_HOPS ? o->hops
 						  : DP_MAX_HOPS - 1]++;
 		lc->st.escapes[o->esc_n < DP_MAX_HOPS ? o->esc_n
@@ -354,6 +370,7 @@ static void proxy_arp(struct dp_term *t, struct rte_mbuf *m, uint32_t who)
 	if (rte_eth_tx_burst((uint16_t)t->eth, 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
 	t->lc->st.arp_replies++;
+	t->pc.arp_replies++;
 }
 
 /* Send one received frame into the network, if credits allow. */
@@ -382,9 +399,12 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 		lc->st.gen_bytes_window += m->pkt_len;
 		lc->st.inj_measured++;
 		t->inj_measured++;
+		t->pc.injected_bytes_window += m->pkt_len;
 	}
 	lc->st.generated++;
-	t->port_injected++;
+	lc->st.gen_bytes += m->pkt_len;
+	t->pc.injected++;
+	t->pc.injected_bytes += m->pkt_len;
 	send_in(t, m, now, now);
 	return 1;
 }
@@ -398,7 +418,8 @@ static void port_delivered(struct dp_term *t, const struct dp_out *o,
 	struct dp_lcore *lc = t->lc;
 
 	lc->st.port_tx++;
-	t->port_tx++;
+	t->pc.tx++;
+	t->pc.tx_bytes += o->len;
 	if (!(o->flags & DP_PKT_EXTERNAL)) {
 		/* a built-in frame to a real host: exactly-once still holds */
 		lc->rx_cnt[o->src]++;
@@ -435,7 +456,7 @@ static unsigned port_step(struct dp_term *t, uint64_t now)
 			t->held = m;
 			t->held_out = o;
 			lc->st.port_stalls++;
-			t->stalls++;
+			t->pc.stalls++;
 			lc->next_event = now;
 			break;
 		}
@@ -451,9 +472,14 @@ in:
 			t->in_n = rte_eth_rx_burst((uint16_t)t->eth, 0, t->in,
 						   RTE_DIM(t->in));
 			lc->st.port_rx += t->in_n;
-			t->port_rx += t->in_n;
+			t->pc.rx += t->in_n;
 			if (t->in_n == 0)
 				break;
+			for (uint16_t k = 0; k < t->in_n; k++)
+				t->pc.rx_bytes += t->in[k]->pkt_len;
+			if (t->pc.rx_first == 0)
+				t->pc.rx_first = now;
+			t->pc.rx_last = now;
 			work += t->in_n;
 		}
 		m = t->in[t->in_i];
@@ -468,7 +494,9 @@ in:
 		}
 		if (dp_ingress_is_drop(dst)) {
 			lc->st.generated++;
+			lc->st.gen_bytes += m->pkt_len;
 			lc->st.drops[~dst]++;
+			t->pc.drops[~dst]++;
 			rte_pktmbuf_free(m);
 			t->in_i++;
 			continue;

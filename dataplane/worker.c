@@ -146,11 +146,13 @@ void dp_stats_sum(struct dp_stats *s, struct dp_lcore *const *lc, uint32_t n)
 		const struct dp_stats *x = &lc[w]->st;
 		s->generated += x->generated;
 		s->gen_measured += x->gen_measured;
+		s->gen_bytes += x->gen_bytes;
 		s->gen_bytes_window += x->gen_bytes_window;
 		s->injected += x->injected;
 		s->inj_measured += x->inj_measured;
 		s->delivered += x->delivered;
 		s->del_measured += x->del_measured;
+		s->rx_bytes += x->rx_bytes;
 		s->rx_bytes_window += x->rx_bytes_window;
 		for (int d = 0; d < DP_DROP_N; d++)
 			s->drops[d] += x->drops[d];

@@ -63,6 +63,9 @@ struct dp_run {
 	const uint32_t *ips;	  /* [terminal]: its IPv4, network order */
 	struct dp_addr_table mac_tab, ip_tab; /* the same, looked up */
 	uint32_t max_frame; /* bytes a terminal input buffer can hold */
+	/* [terminal]: its index among the terminals bound to a port (the
+	 * lcores' port_lat), DP_NO_PORT for the others */
+	const uint16_t *port_idx;
 	/* capture (tap.h): the records' pool, bytes kept per frame */
 	struct rte_mempool *cap_pool;
 	uint32_t cap_snaplen;
@@ -70,6 +73,8 @@ struct dp_run {
 	int idle_backoff;
 	uint64_t idle_sleep_tsc, idle_margin_tsc;
 };
+
+#define DP_NO_PORT UINT16_MAX
 
 /* A delivered frame, as the accounting needs it (terminal.c). */
 struct dp_out {
@@ -114,11 +119,7 @@ struct dp_term {
 	uint16_t in_n, in_i;
 	struct rte_mbuf *held;
 	struct dp_out held_out;
-	uint64_t stalls; /* times its port would not take a frame */
-	/* port traffic here (df_term_ports in the report): frames off its
-	 * port, those that entered the network, those it put on its port;
-	 * and frames from any port delivered here (to the sink or port) */
-	uint64_t port_rx, port_injected, port_tx, ext_delivered;
+	struct dp_term_ports pc; /* its port traffic (stats.h) */
 	volatile uint8_t paused; /* its router is drained: generate nothing */
 	struct dp_port port;	 /* port.out: to the router; port.in: from it */
 } __rte_cache_aligned;
@@ -142,6 +143,9 @@ struct dp_lcore {
 	/* exactly-once check, per source terminal: count, sum, sum of squares
 	 * of the sequence numbers delivered here */
 	uint64_t *rx_cnt, *rx_sum, *rx_sq;
+	/* [run->port_idx of the source]: latency of measured frames from
+	 * that terminal's port delivered here, ingress to delivery, TSC */
+	struct dp_hist *port_lat;
 	uint64_t sweeps, idle_sleeps;
 	uint64_t busy_tsc; /* time in sweeps that found work (CPU cost) */
 	int gen_on;	   /* run->gen_on as read at sweep start */

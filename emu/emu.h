@@ -122,10 +122,17 @@ struct df_report {
 	/* fairness ([OC] Fig. 9): measured packets injected per router */
 	uint64_t *router_injected;
 	/* per terminal, when a terminal is bound to a DPDK port (NULL
-	 * otherwise; malloc'd): frames off its port, those that entered the
-	 * network, those put on its port, and port frames delivered to it */
+	 * otherwise; malloc'd): its port traffic (dataplane/stats.h), its
+	 * port's offered load (measured bytes injected / what its link
+	 * carries in the window), and the latency of its port's measured
+	 * frames, ingress to delivery wherever they went */
 	struct df_term_ports {
-		uint64_t rx, injected, tx, ext_delivered;
+		struct dp_term_ports c;
+		double load;
+		/* from its port's first frame to its last, emulated s, and
+		 * the load it offered over that span */
+		double span_s, span_load;
+		struct df_latency lat;
 	} * term_ports;
 	uint32_t nterms;
 	/* capture ([capture]): interfaces, records written, handed over,

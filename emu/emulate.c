@@ -48,6 +48,8 @@ struct emu {
 	uint32_t nlinks;
 	struct emu_arena mem; /* links' FIFOs, VC queues, routers, terminals */
 	uint32_t *perm;
+	uint16_t *port_idx; /* run.port_idx: [terminal] -> bound index */
+	uint32_t nports;    /* terminals bound to a port, all instances */
 	uint8_t (*macs)[6];
 	uint32_t *ips;
 	struct df_capture *cap; /* NULL: no [capture] */
@@ -305,6 +307,26 @@ static int build_nodes(struct emu *e)
 	return 0;
 }
 
+/* Number the terminals bound to a port (in any instance: their frames
+ * may be delivered here), for the latency of each port's frames. */
+static int build_port_idx(struct emu *e)
+{
+	uint32_t nt = e->pl->topo.nterms;
+	char vdev[256];
+
+	e->port_idx = malloc(nt * sizeof(*e->port_idx));
+	if (e->port_idx == NULL)
+		return -1;
+	for (uint32_t i = 0; i < nt; i++)
+		e->port_idx[i] =
+			df_term_vdev(&e->pl->cfg, i, vdev, sizeof(vdev)) &&
+					e->nports < DP_NO_PORT
+				? (uint16_t)e->nports++
+				: DP_NO_PORT;
+	e->run.port_idx = e->port_idx;
+	return 0;
+}
+
 static int build_lcores(struct emu *e)
 {
 	const struct df_plan *pl = e->pl;
@@ -314,7 +336,7 @@ static int build_lcores(struct emu *e)
 
 	e->lc = calloc(pl->nworkers, sizeof(*e->lc));
 	e->lcore_id = calloc(pl->nworkers, sizeof(*e->lcore_id));
-	if (e->lc == NULL || e->lcore_id == NULL)
+	if (e->lc == NULL || e->lcore_id == NULL || build_port_idx(e))
 		goto oom;
 	RTE_LCORE_FOREACH_WORKER(lcore)
 	{
@@ -343,8 +365,10 @@ static int build_lcores(struct emu *e)
 		lc->rx_sq = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
 		lc->routers = calloc(pl->topo.nrouters, sizeof(void *));
 		lc->terms = calloc(nt, sizeof(void *));
+		lc->port_lat = rte_zmalloc(
+			NULL, (e->nports + 1) * sizeof(struct dp_hist), 0);
 		if (!lc->rx_cnt || !lc->rx_sum || !lc->rx_sq || !lc->routers ||
-		    !lc->terms)
+		    !lc->terms || !lc->port_lat)
 			goto oom;
 	}
 	return 0;
@@ -725,16 +749,6 @@ static void init_run(struct emu *e)
 	run->idle_margin_tsc = ns_to_tsc(e->hz, 20000);
 }
 
-/* Terminals that run here: all, or this instance's. */
-static uint32_t local_terms(const struct emu *e)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < e->pl->topo.nterms; i++)
-		n += df_part_local(&e->pl->cfg, e->terms[i]->router);
-	return n;
-}
-
 static void sum_stats(const struct emu *e, struct dp_stats *s)
 {
 	dp_stats_sum(s, e->lc, e->pl->nworkers);
@@ -775,6 +789,39 @@ static void live_p99(const struct emu *e, uint64_t *lat, uint64_t *late,
 	*late_iv = (uint64_t)(dp_hist_quantile(&hd, 0.99) * 1e9 / e->ehz);
 }
 
+/*
+ * The terminals that offered traffic, the loads' divisor (README "The
+ * report"): a terminal bound to a port when its port brought frames, the
+ * others when the built-in generators sent any; in the measurement window
+ * (window) or since the start. Ports that stay silent do not dilute the
+ * load of those that send.
+ */
+static uint32_t load_sources(const struct emu *e, const struct dp_stats *s,
+			     int window)
+{
+	uint64_t port_bytes = 0;
+	uint32_t bound = 0, free_terms = 0;
+
+	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
+		const struct dp_term *te = e->terms[i];
+		uint64_t b =
+			window ? te->pc.injected_bytes_window : te->pc.injected;
+		if (!df_part_local(&e->pl->cfg, te->router))
+			continue;
+		for (int d = 0; !window && d < DP_DROP_N; d++)
+			b += te->pc.drops[d]; /* generated, not injected */
+		if (te->eth < 0) {
+			free_terms++;
+			continue;
+		}
+		port_bytes += b;
+		bound += b > 0;
+	}
+	if (!window) /* frames, not bytes */
+		return bound + (s->generated > port_bytes ? free_terms : 0);
+	return bound + (s->gen_bytes_window > port_bytes ? free_terms : 0);
+}
+
 /* One line a second: progress, the load offered and accepted over the
  * last interval (fractions of terminal bandwidth), packets in flight,
  * latency and lateness p99 so far, drops; the same as a CSV row. */
@@ -788,9 +835,9 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 	double total = (c->warmup_ms + c->measure_ms) / 1e3;
 	double dt = (double)(now - *prev_t) / e->ehz;
 	double cap = c->link[DF_LINK_TERMINAL].bandwidth_gbps * 1e9 / 8 *
-		     e->pl->topo.nterms * dt / c->packet_bytes;
-	double off = cap > 0 ? (s->generated - prev->generated) / cap : 0.0;
-	double acc = cap > 0 ? (s->delivered - prev->delivered) / cap : 0.0;
+		     load_sources(e, s, 0) * dt;
+	double off = cap > 0 ? (s->gen_bytes - prev->gen_bytes) / cap : 0.0;
+	double acc = cap > 0 ? (s->rx_bytes - prev->rx_bytes) / cap : 0.0;
 	uint64_t drops = 0, lat, late, late_iv;
 	int bar = (int)(20 * (el < total ? el / total : 1.0));
 	char b[21];
@@ -1376,6 +1423,34 @@ static void fill_outputs(const struct emu *e, struct df_report *rep)
 		rep->cr_delay_avg_ns /= rep->cr_delayed;
 }
 
+/* Per terminal bound to a port: its offered load over the window (cap:
+ * bytes its link carries in it) and over the span its port sent in (bw:
+ * bytes per second), its frames' latency (ns per TSC). */
+static void fill_term_ports(const struct emu *e, struct df_report *rep,
+			    double cap, double bw, double ns)
+{
+	struct dp_hist *h = malloc(sizeof(*h));
+
+	for (uint32_t i = 0; rep->term_ports && h && i < rep->nterms; i++) {
+		struct df_term_ports *tp = &rep->term_ports[i];
+		uint16_t k = e->port_idx[i];
+
+		tp->load = cap > 0 ? tp->c.injected_bytes_window / cap : 0;
+		tp->span_s = (tp->c.rx_last - tp->c.rx_first) * ns / 1e9;
+		tp->span_load =
+			tp->span_s > 0 && bw > 0
+				? tp->c.injected_bytes / (bw * tp->span_s)
+				: 0;
+		if (k == DP_NO_PORT)
+			continue;
+		memset(h, 0, sizeof(*h));
+		for (uint32_t w = 0; w < e->pl->nworkers; w++)
+			dp_hist_merge(h, &e->lc[w]->port_lat[k]);
+		latency_of(h, ns, &tp->lat);
+	}
+	free(h);
+}
+
 static void fill_report(const struct emu *e, struct df_report *rep)
 {
 	const struct df_config *c = &e->pl->cfg;
@@ -1385,8 +1460,10 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	double ns = 1e9 / e->ehz;
 	double bw = c->link[DF_LINK_TERMINAL].bandwidth_gbps;
 	double cap;
+	uint32_t srcs;
 
 	sum_stats(e, &s);
+	srcs = load_sources(e, &s, 1);
 	rep->generated = s.generated;
 	rep->injected = s.injected;
 	rep->delivered = s.delivered;
@@ -1411,11 +1488,9 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	for (uint32_t i = 0; i < rep->nterms; i++) {
 		const struct dp_term *te = e->terms[i];
 		if (rep->term_ports)
-			rep->term_ports[i] = (struct df_term_ports){
-				te->port_rx, te->port_injected, te->port_tx,
-				te->ext_delivered};
-		if (te->stalls > rep->stall_max) {
-			rep->stall_max = te->stalls;
+			rep->term_ports[i].c = te->pc;
+		if (te->pc.stalls > rep->stall_max) {
+			rep->stall_max = te->pc.stalls;
 			rep->stall_term = i;
 		}
 	}
@@ -1432,11 +1507,14 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	rep->tsc_hz = e->hz;
 	rep->time_scale = e->ehz / e->hz;
 	rep->nworkers = e->pl->nworkers;
-	/* bytes per second a terminal link carries, all terminals (of this
-	 * instance, when partitioned) */
-	cap = bw * 1e9 / 8 * local_terms(e) * rep->measure_s;
-	rep->offered_load = bw > 0 && cap > 0 ? s.gen_bytes_window / cap : 0;
-	rep->accepted_load = bw > 0 && cap > 0 ? s.rx_bytes_window / cap : 0;
+	/* bytes a terminal link carries in the window, times the terminals
+	 * that offered traffic (of this instance, when partitioned) */
+	cap = bw * 1e9 / 8 * rep->measure_s;
+	rep->offered_load =
+		cap > 0 && srcs > 0 ? s.gen_bytes_window / (cap * srcs) : 0;
+	rep->accepted_load =
+		cap > 0 && srcs > 0 ? s.rx_bytes_window / (cap * srcs) : 0;
+	fill_term_ports(e, rep, cap, bw * 1e9 / 8, ns);
 	for (int k = 0; k < 2; k++)
 		rep->lat_hist[k] = calloc(1, sizeof(struct dp_hist));
 	if (lat && late && rep->lat_hist[0] && rep->lat_hist[1]) {
@@ -1569,6 +1647,7 @@ static void teardown(struct emu *e)
 		rte_free(lc->rx_cnt);
 		rte_free(lc->rx_sum);
 		rte_free(lc->rx_sq);
+		rte_free(lc->port_lat);
 		free(lc->routers);
 		free(lc->terms);
 		rte_free(lc);
@@ -1580,6 +1659,7 @@ static void teardown(struct emu *e)
 	free(e->lc);
 	free(e->lcore_id);
 	free(e->perm);
+	free(e->port_idx);
 	free(e->macs);
 	free(e->ips);
 	dp_addr_free(&e->run.mac_tab);

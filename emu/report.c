@@ -252,10 +252,22 @@ static int term_ports_shown(const struct df_config *c,
 			    const char **v, char *buf, size_t n)
 {
 	*v = df_term_vdev(c, i, buf, n);
-	return *v != NULL || r->term_ports[i].ext_delivered != 0;
+	return *v != NULL || r->term_ports[i].c.delivered_from_ports != 0;
 }
 
-/* Per terminal: its port's frames, and port frames delivered to it. */
+/* The k-th counter of a list, four to a line under the table's column. */
+static void print_counter(FILE *f, int k, const char *label, uint64_t v)
+{
+	if (k % 4 == 0)
+		fprintf(f, "%s  %-22s ", k ? "\n" : "", "");
+	else
+		fputs(", ", f);
+	fprintf(f, "%s %llu", label, (unsigned long long)v);
+}
+
+/* Per terminal: its port's frames (every counter of stats.h's list),
+ * drops by reason, load and latency; or the port frames delivered to a
+ * built-in terminal. */
 static void print_term_ports(FILE *f, const struct df_config *c,
 			     const struct df_report *r)
 {
@@ -263,23 +275,38 @@ static void print_term_ports(FILE *f, const struct df_config *c,
 
 	for (uint32_t i = 0; r->term_ports && i < r->nterms; i++) {
 		const struct df_term_ports *t = &r->term_ports[i];
-		const char *v;
+		const char *v, *sep = "";
 		char name[16];
+		int k;
 
 		if (!term_ports_shown(c, r, i, &v, vdev, sizeof(vdev)))
 			continue;
 		snprintf(name, sizeof(name), "t%u", i);
-		fprintf(f, "  %-22s ", name);
-		if (v != NULL)
-			fprintf(f,
-				"port %.*s: %llu frames in, %llu into the "
-				"network, %llu out; ",
-				(int)strcspn(v, ","), v,
-				(unsigned long long)t->rx,
-				(unsigned long long)t->injected,
-				(unsigned long long)t->tx);
-		fprintf(f, "%llu port frames delivered here\n",
-			(unsigned long long)t->ext_delivered);
+		if (v == NULL) {
+			fprintf(f, "  %-22s %llu port frames delivered here\n",
+				name,
+				(unsigned long long)t->c.delivered_from_ports);
+			continue;
+		}
+		fprintf(f,
+			"  %-22s port %.*s: offered load %.4f of its link in "
+			"the window, %.4f over the %.3f s it sent\n",
+			name, (int)strcspn(v, ","), v, t->load, t->span_load,
+			t->span_s);
+		k = 0;
+#define TP_TEXT(n, label) print_counter(f, k++, label, t->c.n);
+		DP_TERM_PORT_COUNTERS(TP_TEXT)
+#undef TP_TEXT
+		fprintf(f, "\n  %-22s dropped", "");
+		sep = "";
+		for (int d = 0; d < DP_DROP_N; d++)
+			if (t->c.drops[d]) {
+				fprintf(f, "%s %s %llu", sep, dp_drop_name[d],
+					(unsigned long long)t->c.drops[d]);
+				sep = ",";
+			}
+		fprintf(f, "%s\n", *sep ? "" : " none");
+		print_latency(f, "  its frames (ns)", &t->lat);
 	}
 }
 
@@ -634,13 +661,21 @@ static void json_term_ports(FILE *f, const struct df_config *c,
 			df_json_str(f, v);
 		else
 			fputs("null", f);
+#define TP_JSON(n, label) \
+	fprintf(f, ", \"" #n "\": %llu", (unsigned long long)t->c.n);
+		DP_TERM_PORT_COUNTERS(TP_JSON)
+#undef TP_JSON
+		fputs(", \"dropped\": {", f);
+		for (int d = 0; d < DP_DROP_N; d++)
+			fprintf(f, "%s\"%s\": %llu", d ? ", " : "",
+				dp_drop_name[d],
+				(unsigned long long)t->c.drops[d]);
 		fprintf(f,
-			", \"rx\": %llu, \"injected\": %llu, \"tx\": %llu, "
-			"\"delivered_from_ports\": %llu}",
-			(unsigned long long)t->rx,
-			(unsigned long long)t->injected,
-			(unsigned long long)t->tx,
-			(unsigned long long)t->ext_delivered);
+			"}, \"load\": %.6f, \"span_s\": %.6f, \"span_load\": "
+			"%.6f, \"latency_ns\": ",
+			t->load, t->span_s, t->span_load);
+		json_latency(f, &t->lat);
+		fputc('}', f);
 		first = 0;
 	}
 }

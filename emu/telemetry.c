@@ -9,6 +9,7 @@
 
 #include "control.h"
 #include "telemetry.h"
+#include "terminals.h"
 
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct df_tel_view tel; /* tel.pl == NULL: no run */
@@ -250,14 +251,67 @@ static int links(const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static int hist_dict(struct rte_tel_data *d, const struct dp_hist *h);
+
+/* One terminal: its packets, and its port traffic (stats.h's list), drops
+ * by reason and its port frames' latency when it is bound to a port. */
+static int terminal_detail(uint32_t id, struct rte_tel_data *d)
+{
+	static struct dp_hist h; /* telemetry thread only */
+	const struct dp_term *te = tel.terms[id];
+	const struct dp_term_ports *c = &te->pc;
+	uint16_t k = tel.lc[0]->run->port_idx[id];
+	struct rte_tel_data *dr, *lat;
+	char vdev[256];
+	const char *v = df_term_vdev(&tel.pl->cfg, id, vdev, sizeof(vdev));
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "terminal", id);
+	rte_tel_data_add_dict_u64(d, "router", te->router);
+	rte_tel_data_add_dict_u64(d, "injected", te->port.out->tx_pkts);
+	rte_tel_data_add_dict_u64(d, "delivered", te->rx_pkts);
+	rte_tel_data_add_dict_string(d, "port", v ? v : "none");
+#define TP_TEL(n, label) rte_tel_data_add_dict_u64(d, #n, c->n);
+	DP_TERM_PORT_COUNTERS(TP_TEL)
+#undef TP_TEL
+	dr = rte_tel_data_alloc();
+	if (dr == NULL)
+		return -1;
+	rte_tel_data_start_dict(dr);
+	for (int r = 0; r < DP_DROP_N; r++)
+		rte_tel_data_add_dict_u64(dr, dp_drop_name[r], c->drops[r]);
+	rte_tel_data_add_dict_container(d, "dropped", dr, 0);
+	if (k == DP_NO_PORT)
+		return 0;
+	lat = rte_tel_data_alloc();
+	if (lat == NULL)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	for (uint32_t w = 0; w < tel.pl->nworkers; w++)
+		dp_hist_merge(&h, &tel.lc[w]->port_lat[k]);
+	rte_tel_data_start_dict(lat);
+	if (hist_dict(lat, &h)) {
+		rte_tel_data_free(lat);
+		return -1;
+	}
+	rte_tel_data_add_dict_container(d, "latency", lat, 0);
+	return 0;
+}
+
 static int terminals(const char *params, struct rte_tel_data *d)
 {
 	const struct df_topo *t = &tel.pl->topo;
-	struct rte_tel_data *rx = rte_tel_data_alloc();
-	struct rte_tel_data *inj = rte_tel_data_alloc();
+	struct rte_tel_data *rx, *inj;
 	struct dp_stats s;
+	uint32_t id;
+	int rc = parse_id(params, t->nterms, &id);
 
-	(void)params;
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return terminal_detail(id, d);
+	rx = rte_tel_data_alloc();
+	inj = rte_tel_data_alloc();
 	if (!rx || !inj) {
 		rte_tel_data_free(rx);
 		rte_tel_data_free(inj);
@@ -283,6 +337,9 @@ static int terminals(const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "port_tx", s.port_tx);
 	rte_tel_data_add_dict_container(d, "injected_per_terminal", inj, 0);
 	rte_tel_data_add_dict_container(d, "delivered_per_terminal", rx, 0);
+	rte_tel_data_add_dict_string(d, "detail",
+				     "/dfemu/terminals,<id>: its port "
+				     "traffic, drops and latency");
 	return 0;
 }
 
@@ -504,7 +561,8 @@ int df_telemetry_register(void)
 		 "Utilisation per link class. Parameter: router id for its "
 		 "ports' per-VC queues and credits"},
 		{"/dfemu/terminals", cmd_terminals,
-		 "Packet accounting and per-terminal counts"},
+		 "Packet accounting and per-terminal counts. Parameter: "
+		 "terminal id for its port traffic, drops and latency"},
 		{"/dfemu/routing", cmd_routing,
 		 "Minimal/non-minimal decisions, misroutes, escape entries"},
 		{"/dfemu/latency", cmd_latency,

@@ -111,6 +111,44 @@ assert x["other_group"]["packets"] == 50 and x["other_group"]["min"] >= floor, x
 assert x["same_router"]["packets"] == 0 and x["same_group"]["packets"] == 0, x
 PY
 ok $? "report: 254 frames in, 50 out, the runt, the oversize frame, the unknown MAC, the truncated ARP and the 200 broadcasts dropped by reason, latency in the other-group class"
+python3 - "$TMP" <<'PY'
+import json, struct, sys
+d = sys.argv[1]
+r = json.load(open(d + "/r.json"))
+def lengths(path):
+    raw, o, n = open(path, "rb").read(), 24, []
+    while o < len(raw):
+        n.append(struct.unpack("<IIII", raw[o:o + 16])[2])
+        o += 16 + n[-1]
+    return n
+t = {x["terminal"]: x for x in r["ports"]["terminals"]}
+t0, t5 = t[0], t[5]
+print("# t0 %s" % {k: v for k, v in t0.items() if k != "port"})
+good = sum(len(g) // 2 for g in json.load(open(d + "/want.json")))
+assert t0["rx"] == 254 and t0["rx_bytes"] == sum(lengths(d + "/in.pcap")), t0
+assert t0["injected"] == 50 and t0["injected_bytes_window"] == good, t0
+dr = t0["dropped"]
+assert (dr["runt"], dr["oversize"], dr["unknown_destination"]) == (1, 1, 202), dr
+assert t0["rx"] == t0["injected"] + sum(dr.values()) + t0["arp_replies"], t0
+assert t0["tx"] == 0 and t0["delivered_from_ports"] == 0, t0
+assert t5["rx"] == 0 and sum(t5["dropped"].values()) == 0, t5
+assert t5["tx"] == t5["delivered_from_ports"] == 50 and t5["tx_bytes"] == good, t5
+assert t5["delivered_from_ports_bytes_window"] == good, t5
+# t0's frames' latency: the same 50 frames as the other-group class
+lat, x = t0["latency_ns"], r["port_latency_by_pair_ns"]["other_group"]
+assert lat["packets"] == 50 and lat["min"] == x["min"] and lat["max"] == x["max"], (lat, x)
+assert t5["latency_ns"]["packets"] == 0, t5
+# the loads: t0 is the only terminal that offered traffic (t5's port was
+# silent, the built-in generators off), so the network's offered load is
+# t0's: its bytes over what its link carries in the window
+bw = r["config"]["terminal_bandwidth_gbps"] * 1e9 / 8
+window = r["config"]["measure_ms"] / 1e3
+assert abs(t0["load"] - good / (bw * window)) < 1e-3, (t0["load"], good)
+assert abs(r["offered_load"] - t0["load"]) < 1e-6, (r["offered_load"], t0["load"])
+assert abs(r["accepted_load"] - r["offered_load"]) < 1e-6, r["accepted_load"]
+assert t5["load"] == 0, t5
+PY
+ok $? "per terminal: t0 254 frames in (bytes as in the pcap) = 50 injected + drops by reason; t5 50 frames out, their bytes; t0's latency and load; the network's load is t0's alone"
 
 # a port whose peer takes nothing (a memif server with no client): the
 # frames wait in the dragonfly, the run times out, the report names t5
