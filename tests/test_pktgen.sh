@@ -127,5 +127,15 @@ give.one pkt --config $REF --terminal 0 --load 0.1 --rate 1
 no.load.to.send pkt --config $REF --terminal 0 --set traffic.load=0
 needs.--out pcap --config $REF --terminal 0
 unknown.command mkdir --config $REF
+run.needs.--config.and.--terminals run --config $REF --terminal 0
+not.one.of.--terminals run --config $REF --terminals 0,5 --send 3
+a.terminal.twice run --config $REF --terminals 0,0
+with.--packets,.not.--count run --config $REF --terminals 0 --count 5
+the.network.has.terminals.0..71 run --config $REF --terminals 0,72 --pktgen /bin/true
 END
+# no Pktgen to be found: the message says where one comes from
+PKTGEN="" PATH=/usr/bin:/bin $G run --config $REF --terminals 0 >/dev/null \
+	2>"$TMP/err"
+[ $? -eq 2 ] && grep -q "no Pktgen: Debian does not package it" "$TMP/err"
+ok $? "refused: run with no Pktgen ($(cat "$TMP/err"))"
 tap_done

@@ -14,7 +14,7 @@ set -u
 DFEMU=${1:?usage: $0 PATH/TO/dfemu}
 cd "$(dirname "$0")/.." || exit 1
 . tests/tap.sh
-CASES="one-destination uniform one-lua"
+CASES="one-destination uniform one-lua round-trip run-uniform"
 if [ -z "${PKTGEN:-}" ]; then
 	for c in $CASES; do
 		skip "Pktgen $c" "${PKTGEN_WHY:-no Pktgen (set PKTGEN=/path/to/pktgen)}"
@@ -93,6 +93,8 @@ run_case() {
 		-- -P -T -m [1].0 -f $script" /dev/null \
 		</dev/null >"$TMP/$1.pglog" 2>&1
 	pg=$?
+	# t0's detail from dfemu's telemetry while it still runs
+	echo /dfemu/terminals,0 | dpdk-telemetry.py -f pgd$$ >"$TMP/$1.tel" 2>&1
 	kill -INT "$emu"
 	wait "$emu"
 	rc=$?
@@ -103,9 +105,11 @@ run_case() {
 # check NAME WANT: Pktgen's counters against dfemu's; WANT: the terminals
 # that must each get COUNT/len(WANT) frames
 check() {
-	python3 - "$TMP/$1.json" "$TMP/$1.pg" "$COUNT" "$2" <<'PY'
+	python3 - "$TMP/$1.json" "$TMP/$1.pg" "$COUNT" "$2" "$TMP/$1.tel" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+tel = [json.loads(l)["/dfemu/terminals"] for l in open(sys.argv[5])
+       if l.startswith("{")][0]
 pg = {int(l.split()[0]): list(map(int, l.split()[1:]))
       for l in open(sys.argv[2])}
 count, want = int(sys.argv[3]), [int(x) for x in sys.argv[4].split(",")]
@@ -123,6 +127,12 @@ got = {k: v["delivered_from_ports"] for k, v in t.items()
        if v["delivered_from_ports"]}
 assert got == {k: count // len(want) for k in want}, got
 assert r["credits_conserved"] is True and r["corrupt_frames"] == 0
+# per terminal: t0's bytes, its frames' latency, the same in telemetry
+assert t[0]["rx_bytes"] == t[0]["injected_bytes"] == 60 * count, t[0]
+assert t[0]["latency_ns"]["packets"] == count, t[0]
+assert 0 < t[0]["latency_ns"]["min"] <= t[0]["latency_ns"]["max"], t[0]
+assert tel["rx"] == tel["injected"] == count, tel
+assert tel["latency"]["packets"] == count, tel
 PY
 }
 
@@ -157,7 +167,55 @@ ok $? "one.lua: Pktgen and dfemu both exit 0, Pktgen's counters written"
 check one-lua "$(addr_terms tools/pktgen/one.pkt)"
 ok $? "one.lua: $COUNT sent by Pktgen = received on t0's port = injected = delivered to t71, none dropped"
 
-left=$(pgrep -f "file-prefix=(pgA|pgd)$$" | wc -l)
+# dfemu-pktgen run: the whole experiment in one command. A two-port
+# round trip, Pktgen port 0 on t0 -> t5 -> Pktgen port 1; then both ports
+# sending the uniform pattern. Timing is not under test here: the
+# lateness tolerance is lifted ($ACCOUNT_ONLY), as in the cases above.
+# shellcheck disable=SC2086
+tools/dfemu-pktgen run --dfemu "$DFEMU" --pktgen "$PKTGEN" \
+	--config configs/reference.ini --terminals 0,5 --send 0 \
+	--pattern to:5 --packets $COUNT --rate 0.01 $ACCOUNT_ONLY \
+	--json "$TMP/rt.json" >"$TMP/rt.txt" 2>&1
+rc=$?
+sed 's/^/# /' "$TMP/rt.txt"
+[ $rc -eq 0 ] && python3 - "$TMP/rt.json" "$COUNT" <<'PY'
+import json, sys
+r, n = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert r["reconciled"] is True and r["problems"] == [], r["problems"]
+assert r["dfemu_exit"] == 0 and r["pktgen_exit"] == 0, r
+a, b = r["terminals"]
+assert (a["terminal"], a["pktgen_port"], b["terminal"], b["pktgen_port"]) == (0, 0, 5, 1)
+assert a["sent"] == a["rx"] == a["injected"] == n and a["received"] == 0, a
+assert b["sent"] == b["rx"] == 0, b
+assert b["delivered_here"] == b["tx"] == b["received"] == n, b
+assert a["latency_ns"]["packets"] == n and a["load"] > 0, a
+assert r["network"]["to_built_in_terminals"] == 0, r["network"]
+assert r["network"]["in_flight"] == 0 and r["network"]["dropped"] == {}
+PY
+ok $? "round trip (dfemu-pktgen run): Pktgen port 0 sent $COUNT = t0 received = injected = delivered at t5 = put on t5's port = received by Pktgen port 1; exit 0"
+
+# shellcheck disable=SC2086
+tools/dfemu-pktgen run --dfemu "$DFEMU" --pktgen "$PKTGEN" \
+	--config configs/reference.ini --terminals 0,5 --pattern uniform \
+	--packets $COUNT --rate 0.01 $ACCOUNT_ONLY --json - \
+	>"$TMP/ru.json" 2>"$TMP/ru.txt"
+rc=$?
+sed 's/^/# /' "$TMP/ru.txt"
+[ $rc -eq 0 ] && python3 - "$TMP/ru.json" "$COUNT" <<'PY'
+import json, sys
+r, n = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert r["reconciled"] is True, r["problems"]
+net = r["network"]
+assert net["injected_from_ports"] == net["delivered_from_ports"] == 2 * n, net
+here = sum(x["delivered_here"] for x in r["terminals"])
+assert net["to_built_in_terminals"] == 2 * n - here > 0, net
+for x in r["terminals"]:
+    assert x["sent"] == x["rx"] == x["injected"] == n, x
+    assert x["tx"] == x["received"] == x["delivered_here"], x
+PY
+ok $? "both ports uniform (dfemu-pktgen run --json -): $((2 * COUNT)) sent, injected and delivered, what reached t0 and t5 came back to Pktgen, reconciled"
+
+left=$(pgrep -f "file-prefix=(pgA|pgd|dfpg)" | wc -l)
 [ "$left" -eq 0 ]
 ok $? "no Pktgen or dfemu process left behind"
 tap_done
