@@ -121,9 +121,6 @@ struct dp_stats {
 	uint64_t enq_fail; /* ring full: a sizing bug, never expected */
 	uint64_t credits_out, credits_in; /* credit messages sent, applied */
 	uint64_t last_rx; /* arrival time of the last packet delivered, TSC */
-	/* terminals on DPDK ports: frames in and out, ARP answered, times
-	 * a port would not take a frame */
-	uint64_t port_rx, port_tx, arp_replies, port_stalls;
 	/* ns, measured packets, by path class: [0] minimal, [1] non-minimal
 	 * ([DF] §4.2: UGAL-L's latency is bimodal, one mode per class) */
 	struct dp_hist latency[2];

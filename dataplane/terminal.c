@@ -274,13 +274,13 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 	lc->st.delivered++;
 	lc->st.rx_bytes += o->len;
 	t->rx_pkts++;
-	if (in_window(lc->run, o->due)) {
+	if (in_window(lc->run, o->due))
 		lc->st.rx_bytes_window += o->len;
-		if (o->flags & DP_PKT_EXTERNAL)
+	if (o->flags & DP_PKT_EXTERNAL) {
+		t->pc.delivered_from_ports++;
+		if (in_window(lc->run, o->due))
 			t->pc.delivered_from_ports_bytes_window += o->len;
 	}
-	if (o->flags & DP_PKT_EXTERNAL)
-		t->pc.delivered_from_ports++;
 	if (left > lc->st.last_rx)
 		lc->st.last_rx = left;
 	if (o->flags & DP_PKT_MEASURED) {
@@ -369,7 +369,6 @@ static void proxy_arp(struct dp_term *t, struct rte_mbuf *m, uint32_t who)
 	memcpy(eh->src_addr.addr_bytes, run->macs[who], RTE_ETHER_ADDR_LEN);
 	if (rte_eth_tx_burst((uint16_t)t->eth, 0, &m, 1) != 1)
 		rte_pktmbuf_free(m);
-	t->lc->st.arp_replies++;
 	t->pc.arp_replies++;
 }
 
@@ -417,7 +416,6 @@ static void port_delivered(struct dp_term *t, const struct dp_out *o,
 {
 	struct dp_lcore *lc = t->lc;
 
-	lc->st.port_tx++;
 	t->pc.tx++;
 	t->pc.tx_bytes += o->len;
 	if (!(o->flags & DP_PKT_EXTERNAL)) {
@@ -455,7 +453,6 @@ static unsigned port_step(struct dp_term *t, uint64_t now)
 		if (rte_eth_tx_burst((uint16_t)t->eth, 0, &m, 1) != 1) {
 			t->held = m;
 			t->held_out = o;
-			lc->st.port_stalls++;
 			t->pc.stalls++;
 			lc->next_event = now;
 			break;
@@ -471,7 +468,6 @@ in:
 			t->in_i = 0;
 			t->in_n = rte_eth_rx_burst((uint16_t)t->eth, 0, t->in,
 						   RTE_DIM(t->in));
-			lc->st.port_rx += t->in_n;
 			t->pc.rx += t->in_n;
 			if (t->in_n == 0)
 				break;

@@ -170,9 +170,27 @@ void dp_stats_sum(struct dp_stats *s, struct dp_lcore *const *lc, uint32_t n)
 		s->credits_in += x->credits_in;
 		if (x->last_rx > s->last_rx)
 			s->last_rx = x->last_rx;
-		s->port_rx += x->port_rx;
-		s->port_tx += x->port_tx;
-		s->arp_replies += x->arp_replies;
-		s->port_stalls += x->port_stalls;
 	}
+}
+
+void dp_term_ports_sum(struct dp_term_ports *s, struct dp_term *const *t,
+		       uint32_t n)
+{
+	memset(s, 0, sizeof(*s));
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dp_term_ports *x = &t[i]->pc;
+#define DP_TERM_PORT_ADD(name, label) s->name += x->name;
+		DP_TERM_PORT_COUNTERS(DP_TERM_PORT_ADD)
+#undef DP_TERM_PORT_ADD
+		for (int d = 0; d < DP_DROP_N; d++)
+			s->drops[d] += x->drops[d];
+	}
+}
+
+void dp_port_lat_sum(struct dp_hist *h, struct dp_lcore *const *lc, uint32_t n,
+		     uint16_t k)
+{
+	memset(h, 0, sizeof(*h));
+	for (uint32_t w = 0; w < n; w++)
+		dp_hist_merge(h, &lc[w]->port_lat[k]);
 }

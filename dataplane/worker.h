@@ -205,6 +205,16 @@ void dp_term_flush(struct dp_term *t);
  * not summed). */
 void dp_stats_sum(struct dp_stats *s, struct dp_lcore *const *lc, uint32_t n);
 
+/* The port counters of n terminals summed (the totals over every port),
+ * read without locks. */
+void dp_term_ports_sum(struct dp_term_ports *s, struct dp_term *const *t,
+		       uint32_t n);
+
+/* Latency of the frames from the port with index k (run->port_idx),
+ * merged over n workers into h. */
+void dp_port_lat_sum(struct dp_hist *h, struct dp_lcore *const *lc, uint32_t n,
+		     uint16_t k);
+
 /* rte_eal_remote_launch entry: arg is a struct dp_lcore. */
 int dp_worker_main(void *arg);
 

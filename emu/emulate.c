@@ -799,27 +799,31 @@ static void live_p99(const struct emu *e, uint64_t *lat, uint64_t *late,
 static uint32_t load_sources(const struct emu *e, const struct dp_stats *s,
 			     int window)
 {
-	uint64_t port_bytes = 0;
+	/* what the ports brought, in the unit of the total it is taken
+	 * from: bytes in the window, or frames generated since the start
+	 * (injected, or dropped at ingress) */
+	uint64_t from_ports = 0;
 	uint32_t bound = 0, free_terms = 0;
 
 	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
 		const struct dp_term *te = e->terms[i];
-		uint64_t b =
-			window ? te->pc.injected_bytes_window : te->pc.injected;
+		uint64_t b;
 		if (!df_part_local(&e->pl->cfg, te->router))
 			continue;
-		for (int d = 0; !window && d < DP_DROP_N; d++)
-			b += te->pc.drops[d]; /* generated, not injected */
 		if (te->eth < 0) {
 			free_terms++;
 			continue;
 		}
-		port_bytes += b;
+		b = window ? te->pc.injected_bytes_window : te->pc.injected;
+		for (int d = 0; !window && d < DP_DROP_N; d++)
+			b += te->pc.drops[d];
+		from_ports += b;
 		bound += b > 0;
 	}
-	if (!window) /* frames, not bytes */
-		return bound + (s->generated > port_bytes ? free_terms : 0);
-	return bound + (s->gen_bytes_window > port_bytes ? free_terms : 0);
+	return bound +
+	       ((window ? s->gen_bytes_window : s->generated) > from_ports
+			? free_terms
+			: 0);
 }
 
 /* One line a second: progress, the load offered and accepted over the
@@ -1443,9 +1447,7 @@ static void fill_term_ports(const struct emu *e, struct df_report *rep,
 				: 0;
 		if (k == DP_NO_PORT)
 			continue;
-		memset(h, 0, sizeof(*h));
-		for (uint32_t w = 0; w < e->pl->nworkers; w++)
-			dp_hist_merge(h, &e->lc[w]->port_lat[k]);
+		dp_port_lat_sum(h, e->lc, e->pl->nworkers, k);
 		latency_of(h, ns, &tp->lat);
 	}
 	free(h);
@@ -1461,6 +1463,7 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	double bw = c->link[DF_LINK_TERMINAL].bandwidth_gbps;
 	double cap;
 	uint32_t srcs;
+	struct dp_term_ports ports;
 
 	sum_stats(e, &s);
 	srcs = load_sources(e, &s, 1);
@@ -1478,10 +1481,11 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 	memcpy(rep->hops, s.hops, sizeof(s.hops));
 	memcpy(rep->escapes, s.escapes, sizeof(s.escapes));
 	rep->corrupt = s.corrupt;
-	rep->port_rx = s.port_rx;
-	rep->port_tx = s.port_tx;
-	rep->arp_replies = s.arp_replies;
-	rep->port_stalls = s.port_stalls;
+	dp_term_ports_sum(&ports, e->terms, e->pl->topo.nterms);
+	rep->port_rx = ports.rx;
+	rep->port_tx = ports.tx;
+	rep->arp_replies = ports.arp_replies;
+	rep->port_stalls = ports.stalls;
 	rep->nterms = e->pl->topo.nterms;
 	if (c->nbind)
 		rep->term_ports = calloc(rep->nterms, sizeof(*rep->term_ports));

@@ -286,9 +286,7 @@ static int terminal_detail(uint32_t id, struct rte_tel_data *d)
 	lat = rte_tel_data_alloc();
 	if (lat == NULL)
 		return -1;
-	memset(&h, 0, sizeof(h));
-	for (uint32_t w = 0; w < tel.pl->nworkers; w++)
-		dp_hist_merge(&h, &tel.lc[w]->port_lat[k]);
+	dp_port_lat_sum(&h, tel.lc, tel.pl->nworkers, k);
 	rte_tel_data_start_dict(lat);
 	if (hist_dict(lat, &h)) {
 		rte_tel_data_free(lat);
@@ -303,6 +301,7 @@ static int terminals(const char *params, struct rte_tel_data *d)
 	const struct df_topo *t = &tel.pl->topo;
 	struct rte_tel_data *rx, *inj;
 	struct dp_stats s;
+	struct dp_term_ports ports;
 	uint32_t id;
 	int rc = parse_id(params, t->nterms, &id);
 
@@ -333,8 +332,9 @@ static int terminals(const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "in_flight", s.injected - s.delivered);
 	for (int k = 0; k < DP_DROP_N; k++)
 		rte_tel_data_add_dict_u64(d, dp_drop_name[k], s.drops[k]);
-	rte_tel_data_add_dict_u64(d, "port_rx", s.port_rx);
-	rte_tel_data_add_dict_u64(d, "port_tx", s.port_tx);
+	dp_term_ports_sum(&ports, tel.terms, t->nterms);
+	rte_tel_data_add_dict_u64(d, "port_rx", ports.rx);
+	rte_tel_data_add_dict_u64(d, "port_tx", ports.tx);
 	rte_tel_data_add_dict_container(d, "injected_per_terminal", inj, 0);
 	rte_tel_data_add_dict_container(d, "delivered_per_terminal", rx, 0);
 	rte_tel_data_add_dict_string(d, "detail",
