@@ -1080,11 +1080,12 @@ uint64_t df_config_lateness_auto(const struct df_config *c)
 int df_config_value(const struct df_config *cfg, size_t i, const char **sec,
 		    const char **name, char *buf, size_t n)
 {
-	const struct key_def *k = &keys[i];
+	const struct key_def *k;
 	const void *v;
 
 	if (i >= NKEYS)
 		return -1;
+	k = &keys[i];
 	*sec = k->section;
 	*name = k->name;
 	v = (const char *)cfg + k->off;
