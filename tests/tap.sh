@@ -43,3 +43,36 @@ wait_phase() {
 # exits 0, not 5 (tests/test_realtime.sh checks real time itself)
 # shellcheck disable=SC2034
 ACCOUNT_ONLY="--set run.lateness_tolerance_ns=1000000000000"
+
+# peer_scratch NAME PREFIX...: for the tests that run DPDK peers over
+# memif: a scratch directory $TMP, a socket directory $SOCK
+# (/run/dfemu/NAME-PID) and a list $PIDS of processes. At exit those are
+# killed, and $TMP, $SOCK and the EAL runtime directories of the given
+# --file-prefixes (each with the PID appended; peers leave theirs behind)
+# removed.
+peer_scratch() {
+	TMP=$(mktemp -d)
+	SOCK=/run/dfemu/$1-$$
+	shift
+	PIDS=""
+	RUNDIRS=""
+	for p in "$@"; do RUNDIRS="$RUNDIRS /var/run/dpdk/$p$$"; done
+	trap peer_cleanup EXIT
+	mkdir -p "$SOCK"
+}
+peer_cleanup() {
+	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
+	# shellcheck disable=SC2086
+	rm -rf "$TMP" "$SOCK" $RUNDIRS
+}
+
+# wait_for_sock PATH: poll until the memif server socket PATH exists (a
+# dfemu started in the background has set its ports up; at most 30 s)
+wait_for_sock() {
+	i=0
+	while [ ! -S "$1" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -S "$1" ]
+}

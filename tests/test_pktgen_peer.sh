@@ -22,15 +22,7 @@ if [ -z "${PKTGEN:-}" ]; then
 	tap_done
 	exit
 fi
-TMP=$(mktemp -d)
-SOCK=/run/dfemu/pg-$$
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$TMP" "$SOCK" /var/run/dpdk/pgA$$ /var/run/dpdk/pgd$$
-}
-trap cleanup EXIT
-mkdir -p "$SOCK"
+peer_scratch pg pgA pgd
 [ -x "$PKTGEN" ]
 ok $? "PKTGEN=$PKTGEN is an executable"
 COUNT=1600 # a multiple of the uniform script's 16 destinations
@@ -70,11 +62,7 @@ run_case() {
 		--log-level=warning --file-prefix=pgd$$ >"$TMP/$1.log" 2>&1 &
 	emu=$!
 	PIDS="$PIDS $emu"
-	i=0
-	while [ ! -S "$SOCK/t0.sock" ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_for_sock "$SOCK/t0.sock"
 	script=$TMP/$1.${2##*.} # a .pkt command file, or Lua
 	sed -e "s/^set 0 rate .*/set 0 rate 0.01/" \
 		-e "s/^set 0 count .*/set 0 count $COUNT/" \

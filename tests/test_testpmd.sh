@@ -11,18 +11,9 @@
 set -u
 DFEMU=${1:?usage: $0 PATH/TO/dfemu}
 cd "$(dirname "$0")/.." || exit 1
-TMP=$(mktemp -d)
-SOCK=/run/dfemu/tpmd-$$
-PIDS=""
-cleanup() {
-	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
-	# testpmd leaves its EAL runtime directory behind
-	rm -rf "$TMP" "$SOCK" /var/run/dpdk/tpA$$ /var/run/dpdk/tpB$$
-}
-trap cleanup EXIT
-[ -n "${KEEP:-}" ] && trap - EXIT # KEEP=1: leave logs and captures
 . tests/tap.sh
-mkdir -p "$SOCK"
+peer_scratch tpmd tpA tpB
+[ -n "${KEEP:-}" ] && trap - EXIT # KEEP=1: leave logs and captures
 TESTPMD=$(command -v dpdk-testpmd)
 [ -n "$TESTPMD" ]
 ok $? "dpdk-testpmd is installed (Debian package dpdk-dev)"
@@ -75,15 +66,6 @@ start_dfemu() {
 	emu=$!
 	PIDS="$PIDS $emu"
 	wait_for_sock "$SOCK/t0.sock" && wait_for_sock "$SOCK/t5.sock"
-}
-
-wait_for_sock() {
-	i=0
-	while [ ! -S "$1" ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -S "$1" ]
 }
 
 # stop_dfemu: SIGINT, as Ctrl-C would; dfemu drains and reports
