@@ -17,6 +17,9 @@ import sys
 import tempfile
 import time
 
+# the EAL file prefixes of this run: TAG + "d" (dfemu), TAG + "p" (Pktgen)
+TAG = "dfpg%d" % os.getpid()
+
 # Pktgen's epilogue: wait for every sender's count, then for a quiet
 # second on every port's receive counter, write the counters, quit
 EPILOGUE = """
@@ -109,7 +112,6 @@ def write_files(o, pg, d, addr, cfg):
 
 
 def start_dfemu(o, d, sock):
-    tag = "dfpg%d" % os.getpid()
     cmd = [o["dfemu"], "--config", os.path.join(d, "run.ini"), "--quiet",
            "--set", "traffic.load=0", "--set", "traffic.warmup_ms=0",
            "--set", "traffic.measure_ms=3600000"]
@@ -118,7 +120,7 @@ def start_dfemu(o, d, sock):
     cmd += ["--json", os.path.join(d, "dfemu.json"), "--eal", "--lcores",
             dfemu_lcores(), "--no-pci", "--no-huge",
             "-m", "512", "--no-shconf", "--log-level=warning",
-            "--file-prefix=%sd" % tag]
+            "--file-prefix=%sd" % TAG]
     log = open(os.path.join(d, "dfemu.log"), "w")
     emu = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                            stdin=subprocess.DEVNULL)
@@ -132,7 +134,6 @@ def start_dfemu(o, d, sock):
 
 
 def run_pktgen(o, d, sock, timeout):
-    tag = "dfpg%d" % os.getpid()
     n = len(o["terminals"])
     vdevs = " ".join(
         "--vdev=net_memif%d,role=client,socket=%s/t%d.sock,"
@@ -141,7 +142,7 @@ def run_pktgen(o, d, sock, timeout):
     maps = " ".join("-m [%d].%d" % (k + 1, k) for k in range(n))
     cmd = ("%s --lcores %s --no-pci --no-huge -m %d --no-shconf "
            "--no-telemetry --file-prefix=%sp %s -- -P -T %s -f %s" %
-           (shlex.quote(o["pktgen"]), lcores(n), 128 + 128 * n, tag, vdevs,
+           (shlex.quote(o["pktgen"]), lcores(n), 128 + 128 * n, TAG, vdevs,
             maps, shlex.quote(os.path.join(d, "run.pkt"))))
     env = dict(os.environ, PG_PORTS=str(n),
                PG_OUT=os.path.join(d, "pktgen.counters"),
@@ -322,9 +323,8 @@ def run(o, pg):
             pg_rc = run_pktgen(o, d, sock, timeout)
     finally:
         emu_rc = stop_dfemu(emu)
-        tag = "dfpg%d" % os.getpid()
         for suffix in "dp":
-            shutil.rmtree(os.path.join("/var/run/dpdk", tag + suffix),
+            shutil.rmtree(os.path.join("/var/run/dpdk", TAG + suffix),
                           ignore_errors=True)
     res = counters(d)
     try:
