@@ -142,6 +142,16 @@ static const struct key_def keys[] = {
 	 "VCs as L/G, or L/G+1 with OFAR's escape VC ([OC] notation)"},
 	{"links", "flit_bytes", K_U32, OFF(flit_bytes), 1, 9216, NULL,
 	 "flow-control unit (bytes); a packet needs ceil(L/flit) credits"},
+	{"router", "speedup", K_DBL, OFF(speedup), 1, 16, NULL,
+	 "crossbar speedup: it moves a packet this many times faster than "
+	 "the output link sends it (1 = today's router; > 1 needs "
+	 "output_buffer_flits)"},
+	{"router", "output_buffer_flits", K_U32, OFF(output_buffer_flits), 0,
+	 65536, NULL,
+	 "output queue per output VC between crossbar and link (flits; 0 = "
+	 "none: an input-queued router)"},
+	{"router", "latency_ns", K_U64, OFF(router_latency_ns), 0, 1e10, NULL,
+	 "pipeline delay of every router a packet traverses (ns)"},
 	{"routing", "algorithm", K_ENUM, OFF(algorithm), 0, 0, alg_names,
 	 "routing algorithm"},
 	{"routing", "ugal_bias", K_U32, OFF(ugal_bias), 0, 1000000, NULL,
@@ -262,8 +272,8 @@ static const struct key_def keys[] = {
 _Static_assert(NKEYS <= DF_CFG_MAX_KEYS, "raise DF_CFG_MAX_KEYS");
 
 static const char *const sections[] = {
-	"topology", "links",  "routing", "traffic",   "terminals",
-	"capture",  "faults", "run",	 "partition", NULL};
+	"topology", "links",  "router", "routing",   "traffic", "terminals",
+	"capture",  "faults", "run",	"partition", NULL};
 
 void df_config_defaults(struct df_config *cfg)
 {
@@ -282,6 +292,7 @@ void df_config_defaults(struct df_config *cfg)
 	}
 	cfg->flit_bytes = 64;
 	cfg->vcs_plus = -1;
+	cfg->speedup = 1;
 	cfg->batch_packets = 2000;
 	cfg->algorithm = DF_ALG_MIN;
 	cfg->seed = 1;
@@ -843,6 +854,43 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 }
 
 /* What time dilation cannot do (docs/realtime.md, "Time dilation"). */
+/* [router]: what the crossbar and output queues need (docs/router.md). */
+static int router_validate(const struct df_config *c, char *err, size_t n)
+{
+	uint32_t need = (c->packet_bytes + c->flit_bytes - 1) / c->flit_bytes;
+
+	if (c->speedup > 1 && c->output_buffer_flits == 0) {
+		fmt_err(err, n,
+			"%s: [router] speedup = %g needs an output queue for "
+			"the packets the crossbar moves faster than the link "
+			"sends them; allowed: output_buffer_flits >= %u, or "
+			"speedup = 1",
+			AT("router", "speedup"), c->speedup, need);
+		return -1;
+	}
+	if (c->output_buffer_flits > 0 && c->output_buffer_flits < need) {
+		fmt_err(err, n,
+			"%s: [router] output_buffer_flits = %u cannot hold one "
+			"packet of %u bytes (%u flits of %u bytes); allowed: 0 "
+			"(no output queue) or at least %u",
+			AT("router", "output_buffer_flits"),
+			c->output_buffer_flits, c->packet_bytes, need,
+			c->flit_bytes, need);
+		return -1;
+	}
+	if (c->output_buffer_flits > 0 && c->algorithm == DF_ALG_OFAR) {
+		fmt_err(err, n,
+			"%s: [router] output_buffer_flits = %u with [routing] "
+			"algorithm = ofar (%s): OFAR's escape ring keeps its "
+			"bubble in the input buffers ([OC] §III-A) and is not "
+			"defined with output queues; allowed: 0",
+			AT("router", "output_buffer_flits"),
+			c->output_buffer_flits, AT("routing", "algorithm"));
+		return -1;
+	}
+	return 0;
+}
+
 static int time_scale_validate(const struct df_config *c, char *err, size_t n)
 {
 	if (c->time_scale != 1 && c->ninst > 1) {
@@ -992,8 +1040,8 @@ traffic:
 			AT("topology", "p"));
 		return -1;
 	}
-	if (time_scale_validate(c, err, n) || df_term_validate(c, err, n) ||
-	    df_part_validate(c, err, n))
+	if (router_validate(c, err, n) || time_scale_validate(c, err, n) ||
+	    df_term_validate(c, err, n) || df_part_validate(c, err, n))
 		return -1;
 	return df_cap_validate(c, err, n);
 }

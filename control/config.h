@@ -145,6 +145,13 @@ struct df_config {
 	 * whether "+1" (the escape VC) was written */
 	int vcs_plus;
 
+	/* [router]: the papers' router ([DF] §4.2, [FB] §3.2; docs/router.md):
+	 * crossbar speedup, output queue per output VC (0: none, the
+	 * input-queued router), pipeline delay per router traversal */
+	double speedup;
+	uint32_t output_buffer_flits;
+	uint64_t router_latency_ns;
+
 	/* [routing] */
 	enum df_algorithm algorithm;
 	uint64_t seed;

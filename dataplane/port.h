@@ -14,12 +14,21 @@
 #include "config.h"
 #include "link.h"
 #include "packet.h"
+#include "routing/ugal_rule.h"
 
 /* FIFO of one input VC: power-of-two ring of mbuf pointers. */
 struct dp_vcq {
 	struct rte_mbuf **slot;
 	uint32_t head, tail, mask;
 	uint64_t last_start; /* departure time of the packet popped last */
+};
+
+/* An output queue ([router] output_buffer_flits): packets that crossed
+ * the crossbar, each with the time it finished crossing, in order. */
+struct dp_oq {
+	struct dp_flight *slot;
+	uint32_t head, tail, mask;
+	uint32_t flits; /* flits queued */
 };
 
 struct dp_port {
@@ -48,6 +57,15 @@ struct dp_port {
 	 * entry's due is its release time. */
 	struct dp_credit *dq[DF_MAX_VC];
 	uint32_t dq_head[DF_MAX_VC], dq_tail[DF_MAX_VC], dq_mask;
+	/* The papers' router ([router], xbar.h): this output's queue per VC
+	 * (empty slots when there is none), the crossbar's input and output
+	 * on this port busy until these TSCs, its time per byte into this
+	 * output (the link's divided by the speedup), the VC it sent from
+	 * last (round-robin). */
+	struct dp_oq oq[DF_MAX_VC];
+	uint64_t xin_free, xout_free;
+	uint64_t xbar_cyc_per_byte_q16;
+	uint32_t oq_rr;
 };
 
 /*
@@ -62,9 +80,11 @@ static inline uint32_t dp_port_occ(const struct dp_port *p, int vc)
 	uint32_t q = 0;
 
 	if (vc >= 0)
-		return p->credit_full[vc] - p->credits[vc] + p->waiting[vc];
+		return dp_output_q(p->credit_full[vc], p->credits[vc],
+				   p->waiting[vc], p->oq[vc].flits);
 	for (uint32_t v = 0; v < p->nvc; v++)
-		q += p->credit_full[v] - p->credits[v] + p->waiting[v];
+		q += dp_output_q(p->credit_full[v], p->credits[v],
+				 p->waiting[v], p->oq[v].flits);
 	return q;
 }
 

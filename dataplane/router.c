@@ -12,6 +12,7 @@
 #include "tap.h"
 #include "credit.h"
 #include "worker.h"
+#include "xbar.h"
 
 static inline void qmask_set(struct dp_router *r, uint32_t i)
 {
@@ -148,6 +149,95 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 	return n;
 }
 
+/* The head packet of queue qi is out of its input queue. */
+static inline void vcq_pop(struct dp_router *r, uint32_t qi, struct dp_vcq *q)
+{
+	q->head++;
+	if (q->head == q->tail)
+		qmask_clear(r, qi);
+}
+
+/* With output queues (xbar.h): the head packet m of queue qi, routed to
+ * op, crosses the crossbar if it can; its input space goes back upstream
+ * when the crossing ends. */
+static int xbar_send(struct dp_router *r, uint32_t qi, struct dp_port *op,
+		     struct rte_mbuf *m, uint64_t now)
+{
+	uint32_t k = qi / DF_MAX_VC, vc = qi % DF_MAX_VC;
+	struct dp_port *ip = &r->port[k];
+	struct dp_vcq *q = &ip->q[vc];
+	struct dp_pkt *pk = dp_pkt(m);
+	uint32_t ov = pk->out_vc;
+	uint64_t ready = pk->due_tsc, finish;
+
+	if (!dp_xbar_can(ip, op, ov, pk->flits, r->oq_cap, now))
+		return 0;
+	op->waiting[ov] -= pk->flits;
+	if (q->last_start > ready)
+		ready = q->last_start;
+	finish = dp_xbar_move(ip, op, ov, m, pk->flits, ready, &q->last_start);
+	dp_late_add(r->lc, now, q->last_start);
+	dp_credit_return(r, ip, k, vc, op, ov, q->last_start, finish,
+			 pk->flits);
+	r->oq_ports |= 1ULL << pk->out_port;
+	vcq_pop(r, qi, q);
+	return 1;
+}
+
+/* The link of output op sends from its queues while its serializer is
+ * free and a head packet has begun to cross and has credits (xbar.h). */
+static unsigned oq_send(struct dp_router *r, struct dp_port *op, uint64_t now)
+{
+	unsigned n = 0;
+	int v;
+
+	while (op->out->busy_until <= now && (v = dp_oq_pick(op, now)) >= 0) {
+		struct rte_mbuf *m = dp_oq_head(op, (uint32_t)v)->m;
+		struct dp_pkt *pk = dp_pkt(m);
+		uint64_t ready = dp_oq_head(op, (uint32_t)v)->due, start;
+
+		/* not before it began to cross, nor before the credit it uses
+		 */
+		if (op->credit_t[v] > ready)
+			ready = op->credit_t[v];
+		op->credits[v] -= pk->flits;
+		dp_oq_pop(op, (uint32_t)v, pk->flits);
+		pk->due_tsc =
+			dp_link_depart(op->out, ready, m->pkt_len, &start);
+		dp_late_add(r->lc, now, start);
+		pk->vc = (uint8_t)v;
+		dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);
+		if (unlikely(dp_link_push(op->out, m, pk->due_tsc) != 0)) {
+			r->lc->st.enq_fail++;
+			rte_pktmbuf_free(m);
+		}
+		r->forwarded++;
+		n++;
+	}
+	return n;
+}
+
+/* Every output whose queues hold packets sends what it can. */
+static unsigned oq_drain(struct dp_router *r, uint64_t now)
+{
+	uint64_t ports = r->oq_ports;
+	unsigned n = 0;
+
+	while (ports) {
+		uint32_t k = (uint32_t)__builtin_ctzll(ports);
+		struct dp_port *op = &r->port[k];
+
+		ports &= ports - 1;
+		n += oq_send(r, op, now);
+		if (dp_oq_count(op) == 0)
+			r->oq_ports &= ~(1ULL << k);
+	}
+	/* packets still queued: do not let the lcore sleep */
+	if (r->oq_ports)
+		r->lc->next_event = now;
+	return n;
+}
+
 static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 {
 	struct dp_port *ip = &r->port[qi / DF_MAX_VC], *op;
@@ -187,6 +277,8 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 			if (op->out->down)
 				return 0;
 		}
+		if (r->oq_cap)
+			return xbar_send(r, qi, op, m, now);
 		/* the serializer must be free (DESIGN.md §2 step 4) and the
 		 * downstream VC must have room for the whole packet (VCT) */
 		if (op->out->busy_until > now ||
@@ -215,9 +307,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		r->lc->st.enq_fail++;
 		rte_pktmbuf_free(m);
 	}
-	q->head++;
-	if (q->head == q->tail)
-		qmask_clear(r, qi);
+	vcq_pop(r, qi, q);
 	r->forwarded++;
 	return 1;
 }
@@ -298,5 +388,8 @@ unsigned dp_router_step(struct dp_router *r, uint64_t now)
 		dp_credit_td_min(r);
 	if (r->dq_ports)
 		dp_credit_release(r, now);
-	return work + allocate(r, now);
+	work += allocate(r, now);
+	if (r->oq_ports)
+		work += oq_drain(r, now);
+	return work;
 }

@@ -37,22 +37,28 @@ struct dp_router {
 	uint64_t forwarded;
 	uint64_t td_min;   /* UGAL-L_CR: min t_d over outputs */
 	uint64_t dq_ports; /* UGAL-L_CR: input ports holding credits */
+	/* [router] output_buffer_flits (xbar.h; 0: no output queues), and
+	 * the ports whose output queues hold packets */
+	uint32_t oq_cap;
+	uint64_t oq_ports;
 	struct dp_port port[] __rte_cache_aligned;
 } __rte_cache_aligned;
 
-/* One poll step: credits in, arrivals in, switch allocation. Returns the
+/* One poll step: credits in, arrivals in, switch allocation (and, with
+ * output queues, the links' departures from them). Returns the
  * number of events handled (0 = idle). */
 unsigned dp_router_step(struct dp_router *r, uint64_t now);
 
-/* Has the router work of its own for the next sweep (packets queued,
- * credits held back, ports polled on every sweep)? */
+/* Has the router work of its own for the next sweep (packets queued in
+ * its input or output queues, credits held back, ports polled on every
+ * sweep)? */
 static inline int dp_router_busy(const struct dp_router *r)
 {
 	uint64_t q = 0;
 
 	for (uint32_t w = 0; w < DP_QWORDS; w++)
 		q |= r->qmask[w];
-	return (q | r->dq_ports | r->always) != 0;
+	return (q | r->dq_ports | r->oq_ports | r->always) != 0;
 }
 
 #endif

@@ -107,7 +107,8 @@ static int oom(struct emu *e, const char *what)
 }
 
 static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
-		     uint32_t from_port, uint32_t to, uint32_t to_port)
+		     uint32_t from_port, uint32_t to, uint32_t to_port,
+		     int to_router)
 {
 	const struct df_link_params *lp = &e->pl->cfg.link[cls];
 	uint32_t cap = fifo_cap(e->pl, cls);
@@ -117,7 +118,12 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 	l->from_port = from_port;
 	l->to = to;
 	l->to_port = to_port;
-	l->lat_tsc = ns_to_tsc(e->ehz, lp->latency_ns);
+	/* a packet is visible to the router at the far end once that
+	 * router's pipeline is done with it ([router] latency_ns): its
+	 * credit, given when it leaves, then includes the delay too */
+	l->lat_tsc = ns_to_tsc(
+		e->ehz, lp->latency_ns +
+				(to_router ? e->pl->cfg.router_latency_ns : 0));
 	l->credit_lat_tsc = ns_to_tsc(e->ehz, lp->credit_latency_ns);
 	/* 8 bits per byte at bandwidth_gbps bits per ns */
 	l->cyc_per_byte_q16 = lp->bandwidth_gbps > 0
@@ -129,6 +135,24 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 	l->cred = emu_arena_alloc(&e->mem, cap * sizeof(*l->cred));
 	if (l->pkt == NULL || l->cred == NULL)
 		return oom(e, "link FIFOs");
+	return 0;
+}
+
+/* A router output's queue for VC v and the crossbar's time into it
+ * ([router]; dataplane/xbar.h): at most one packet per flit. */
+static int oq_init(struct emu *e, struct dp_port *p, uint32_t v)
+{
+	const struct df_config *c = &e->pl->cfg;
+	uint32_t n = rte_align32pow2(c->output_buffer_flits);
+
+	if (c->output_buffer_flits == 0)
+		return 0;
+	p->xbar_cyc_per_byte_q16 =
+		(uint64_t)((double)p->out->cyc_per_byte_q16 / c->speedup);
+	p->oq[v].slot = emu_arena_alloc(&e->mem, n * sizeof(struct dp_flight));
+	if (p->oq[v].slot == NULL)
+		return oom(e, "output queues");
+	p->oq[v].mask = n - 1;
 	return 0;
 }
 
@@ -169,6 +193,8 @@ static int port_init(struct emu *e, struct dp_port *p, int cls,
 		if (p->q[v].slot == NULL)
 			return oom(e, "VC queues");
 		p->q[v].mask = n - 1;
+		if (oq_init(e, p, v))
+			return -1;
 	}
 	return 0;
 }
@@ -191,16 +217,16 @@ static int build_links(struct emu *e)
 			    pi->peer == DF_NO_PEER)
 				continue;
 			if (link_init(e, &e->links[r * t->nports + k], pi->cls,
-				      r, k, pi->peer, pi->peer_port))
+				      r, k, pi->peer, pi->peer_port, 1))
 				return -1;
 		}
 	for (uint32_t i = 0; i < t->nterms; i++) {
 		uint32_t r = i / t->p, k = i % t->p;
 		/* terminal -> router, then router -> terminal */
 		if (link_init(e, &e->links[rp + i], DF_LINK_TERMINAL, i, 0, r,
-			      k) ||
+			      k, 1) ||
 		    link_init(e, &e->links[rp + t->nterms + i],
-			      DF_LINK_TERMINAL, r, k, i, 0))
+			      DF_LINK_TERMINAL, r, k, i, 0, 0))
 			return -1;
 	}
 	return 0;
@@ -258,6 +284,7 @@ static int build_nodes(struct emu *e)
 		ro->nq = t->nports * DF_MAX_VC;
 		ro->lc = e->lc[pl->worker_of[r]];
 		ro->eng = e->run.eng;
+		ro->oq_cap = pl->cfg.output_buffer_flits;
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct df_port_info *pi =
 				&t->ports[r * t->nports + k];
@@ -653,6 +680,15 @@ static uint32_t mbuf_room(const struct df_plan *pl)
 	return room;
 }
 
+/* Flits the output queues of one router port of class c hold at most
+ * ([router] output_buffer_flits, per VC). */
+static uint64_t oq_flits(const struct df_plan *pl, int c)
+{
+	uint32_t nvc = c == DF_LINK_TERMINAL ? 1 : pl->tb.nvcs[c] + pl->tb.esc;
+
+	return (uint64_t)nvc * pl->cfg.output_buffer_flits;
+}
+
 static uint64_t pool_mbufs(const struct df_plan *pl)
 {
 	const struct df_topo *t = &pl->topo;
@@ -668,10 +704,13 @@ static uint64_t pool_mbufs(const struct df_plan *pl)
 	if (ports)
 		pkt_flits = 1;
 
-	for (uint32_t i = 0; i < t->nrouters * t->nports; i++)
-		if (t->ports[i].cls != DF_LINK_TERMINAL &&
-		    t->ports[i].peer != DF_NO_PEER)
+	for (uint32_t i = 0; i < t->nrouters * t->nports; i++) {
+		if (t->ports[i].peer == DF_NO_PEER)
+			continue;
+		flits += oq_flits(pl, t->ports[i].cls);
+		if (t->ports[i].cls != DF_LINK_TERMINAL)
 			flits += buffer_total(pl, t->ports[i].cls);
+	}
 	return flits / pkt_flits + t->nterms * 2 + ports * (2 * 1024 + 64) +
 	       (uint64_t)pl->nworkers * 512 + 1024;
 }
@@ -942,6 +981,19 @@ static void waits_for(const struct dp_router *r,
 		return;
 	}
 	op = &r->port[pk->out_port];
+	if (r->oq_cap) {
+		snprintf(
+			buf, n,
+			"to router %u, routed to port %u (%s) vc%u: its output "
+			"queue holds %u of %u flits, %u needed; downstream "
+			"%u of %u credits free%s",
+			pk->dst_router, pk->out_port,
+			df_link_class_name(op->cls), pk->out_vc,
+			op->oq[pk->out_vc].flits, r->oq_cap, pk->flits,
+			op->credits[pk->out_vc], op->credit_full[pk->out_vc],
+			op->out->down ? "; the link is down" : "");
+		return;
+	}
 	snprintf(buf, n,
 		 "to router %u, routed to port %u (%s) vc%u: %u of %u "
 		 "credits free, %u needed; serializer %s%s",
@@ -1626,9 +1678,13 @@ static void teardown(struct emu *e)
 		for (uint32_t k = 0; k < ro->nports; k++)
 			for (uint32_t v = 0; v < DF_MAX_VC; v++) {
 				struct dp_vcq *q = &ro->port[k].q[v];
+				struct dp_oq *o = &ro->port[k].oq[v];
 				for (; q->slot && q->head != q->tail; q->head++)
 					rte_pktmbuf_free(
 						q->slot[q->head & q->mask]);
+				for (; o->slot && o->head != o->tail; o->head++)
+					rte_pktmbuf_free(
+						o->slot[o->head & o->mask].m);
 			}
 	}
 	for (uint32_t i = 0; e->terms && i < t->nterms; i++) {
@@ -1733,8 +1789,13 @@ uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 
 		if (pi->peer == DF_NO_PEER)
 			continue;
-		/* its input queues, and the link it sends on */
+		/* its input queues, output queues, and the link it sends
+		 * on */
 		b += vcq * (pl->cfg.algorithm == DF_ALG_UGAL_L_CR ? 4 : 1);
+		if (pl->cfg.output_buffer_flits)
+			b += (uint64_t)nvc *
+			     rte_align32pow2(pl->cfg.output_buffer_flits) *
+			     sizeof(struct dp_flight);
 		b += sizeof(struct dp_port) + link_bytes(pl, pi->cls);
 		/* a terminal's port: its link to the router too */
 		if (pi->cls == DF_LINK_TERMINAL)

@@ -336,6 +336,12 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		fprintf(f, " shift %u", c->shift);
 	fprintf(f, ", %s, %u-byte packets\n", df_process_name(c->process),
 		c->packet_bytes);
+	if (c->output_buffer_flits || c->router_latency_ns)
+		fprintf(f,
+			"  %-22s speedup %g, output queues of %u flits per "
+			"VC, delay %llu ns (docs/router.md)\n",
+			"router", c->speedup, c->output_buffer_flits,
+			(unsigned long long)c->router_latency_ns);
 	fprintf(f, "  %-22s %.4f of terminal bandwidth (%.3g Gb/s links)\n",
 		"offered load", r->offered_load,
 		c->link[DF_LINK_TERMINAL].bandwidth_gbps);
@@ -703,7 +709,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		"\"local_bandwidth_gbps\": %g, "
 		"\"global_bandwidth_gbps\": %g, "
 		"\"terminal_latency_ns\": %llu, \"local_latency_ns\": %llu, "
-		"\"global_latency_ns\": %llu},\n",
+		"\"global_latency_ns\": %llu, \"router_speedup\": %g, "
+		"\"router_output_buffer_flits\": %u, "
+		"\"router_latency_ns\": %llu},\n",
 		c->p, c->a, c->h, c->g,
 		c->type == DF_TOPO_FLATFLY ? "flatfly" : "dragonfly", c->k,
 		c->n, df_arrangement_name(c->arrangement),
@@ -715,7 +723,9 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		c->link[2].bandwidth_gbps,
 		(unsigned long long)c->link[0].latency_ns,
 		(unsigned long long)c->link[1].latency_ns,
-		(unsigned long long)c->link[2].latency_ns);
+		(unsigned long long)c->link[2].latency_ns, c->speedup,
+		c->output_buffer_flits,
+		(unsigned long long)c->router_latency_ns);
 	fprintf(f, "  \"offered_load\": %.6f,\n  \"accepted_load\": %.6f,\n",
 		r->offered_load, r->accepted_load);
 	fprintf(f,

@@ -10,6 +10,7 @@
 #include "control.h"
 #include "telemetry.h"
 #include "terminals.h"
+#include "xbar.h"
 
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct df_tel_view tel; /* tel.pl == NULL: no run */
@@ -94,6 +95,9 @@ static int queued(const struct dp_router *r)
 	for (uint32_t k = 0; k < r->nports; k++)
 		for (uint32_t v = 0; v < r->port[k].nvc; v++)
 			n += dp_vcq_count(&r->port[k].q[v]);
+	/* and in the output queues ([router]) */
+	for (uint32_t k = 0; k < r->nports; k++)
+		n += dp_oq_count(&r->port[k]);
 	return (int)n;
 }
 

@@ -44,6 +44,29 @@ wait_phase() {
 # shellcheck disable=SC2034
 ACCOUNT_ONLY="--set run.lateness_tolerance_ns=1000000000000"
 
+# accounted JSON [overloaded]: a run's JSON report accounts for every
+# packet: delivered exactly once, credits conserved, drained, nothing in
+# flight, some delivered, and generated = injected + dropped (by reason)
+# + never injected (still in a source queue when generation ended).
+# Nothing dropped, unless "overloaded": then the source queues must have
+# overflowed.
+accounted() {
+	python3 - "$1" "${2:-}" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["packets"]
+drops = sum(p["dropped"].values())
+assert r["exactly_once"] is True and r["credits_conserved"] is True, r
+assert r["drained"] is True and p["in_flight"] == 0, p
+assert p["injected"] == p["delivered"] > 0, p
+assert p["generated"] == p["injected"] + drops + p["not_injected"], p
+if sys.argv[2] == "overloaded":
+    assert p["dropped"]["source_queue_full"] > 0, p
+else:
+    assert drops == 0, p
+PY
+}
+
 # peer_scratch NAME PREFIX...: for the tests that run DPDK peers over
 # memif: a scratch directory $TMP, a socket directory $SOCK
 # (/run/dfemu/NAME-PID) and a list $PIDS of processes. At exit those are

@@ -24,20 +24,6 @@ K5="--set topology.p=6 --set topology.a=12 --set topology.h=6 --set topology.g=7
 # radix 64: p + a - 1 + h = 16 + 33 - 1 + 16, g = 3 groups
 K64="--set topology.p=16 --set topology.a=33 --set topology.h=16 --set topology.g=3"
 
-# accounted JSON: exactly once, credits conserved, drained, nothing in
-# flight or dropped, some packets delivered
-accounted() {
-	python3 - "$1" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-p = r["packets"]
-assert r["exactly_once"] is True and r["credits_conserved"] is True, r
-assert r["drained"] is True and p["in_flight"] == 0, p
-assert p["injected"] == p["delivered"] > 0, p
-assert sum(p["dropped"].values()) == 0, p
-PY
-}
-
 # check NAME CONFIG ROUTERS TERMINALS RADIX SETS...: --check names the
 # size and the memory the plan needs
 check() {

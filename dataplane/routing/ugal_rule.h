@@ -30,6 +30,20 @@ static inline int dp_pb_congested(uint64_t q, uint64_t sum, uint32_t n,
 	return n && 2 * q * n > 3 * sum + 2 * (uint64_t)n * pkt_flits;
 }
 
+/*
+ * The queue of one output VC, the q every UGAL decision reads ([DF] §3:
+ * "q: queue depth of an output port"): the flits routed to it still in
+ * this router's input queues (waiting), those in its output queue
+ * (oq_flits: [DF] §4.3.2's q0, [router] output_buffer_flits), and those
+ * in use in the downstream input buffer as the credits say (full -
+ * credits). With no output queue oq_flits is 0: the input-queued router.
+ */
+static inline uint32_t dp_output_q(uint32_t full, uint32_t credits,
+				   uint32_t waiting, uint32_t oq_flits)
+{
+	return full - credits + waiting + oq_flits;
+}
+
 /* Minimal iff q_m * H_m <= q_nm * H_nm + bias: ties go minimal. */
 static inline int dp_ugal_minimal(uint64_t q_m, uint32_t h_m, uint64_t q_nm,
 				  uint32_t h_nm, uint32_t bias)

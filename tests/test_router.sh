@@ -1,0 +1,142 @@
+#!/bin/sh
+# The papers' router ([router]: speedup, output queues, router delay;
+# docs/router.md) on real runs: every routing algorithm of both topologies
+# keeps every packet and credit with it (a short run that drains, and an
+# overloaded one), a two-router network's zero-load latency is exactly
+# its links' latencies and serializations plus one delay per router, and
+# bad [router] values get one clear line each.
+# Usage: tests/test_router.sh PATH/TO/dfemu (from the repo root)
+set -u
+DFEMU=${1:?usage: $0 PATH/TO/dfemu}
+cd "$(dirname "$0")/.." || exit 1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+. tests/tap.sh
+REF=configs/reference.ini
+PAPER="--set router.speedup=2 --set router.output_buffer_flits=32
+       --set router.latency_ns=300"
+SHORT="--set traffic.warmup_ms=20 --set traffic.measure_ms=150 $ACCOUNT_ONLY"
+
+# run_one NAME CONFIG KIND SETS...: a short run, exit 0, accounted
+# (tests/tap.sh; KIND: normal or overloaded)
+run_one() {
+	name=$1 cfg=$2 kind=$3
+	shift 3
+	# shellcheck disable=SC2086
+	"$DFEMU" --config "$cfg" $SHORT "$@" --quiet --json "$TMP/r.json" \
+		>"$TMP/r.txt" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && accounted "$TMP/r.json" "$kind"
+	ok $? "$name: drains, every packet delivered once, credits conserved (exit $rc)"
+	[ $rc -eq 0 ] || tail -5 "$TMP/r.txt"
+}
+
+for alg in min val ugal-l ugal-g ugal-l-vc ugal-l-vch ugal-l-cr par \
+	vc-ordered; do
+	# shellcheck disable=SC2086
+	run_one "dragonfly $alg, speedup 2, output queues, router delay" \
+		$REF normal $PAPER --set routing.algorithm=$alg
+done
+# OFAR keeps its bubble in the input buffers: the router delay only
+run_one "dragonfly ofar, router delay" $REF normal \
+	--set routing.algorithm=ofar --set router.latency_ns=300
+for alg in min min-ad val ugal ugal-s clos-ad; do
+	# shellcheck disable=SC2086
+	run_one "flatfly $alg, speedup 2, output queues, router delay" \
+		configs/flatfly.ini normal $PAPER --set routing.algorithm=$alg
+done
+# overloaded: uniform at 0.95 and worst case at 0.6, then drained (short
+# source queues, so that what waits to enter drains soon on a sanitizer
+# build too)
+OVER="--set traffic.source_queue=64 --set traffic.drain_timeout_ms=30000"
+# shellcheck disable=SC2086
+run_one "dragonfly min overloaded (0.95), output queues" $REF overloaded \
+	$PAPER $OVER --set traffic.load=0.95
+# shellcheck disable=SC2086
+run_one "dragonfly ugal-l-cr overloaded (worst case 0.6), output queues" \
+	$REF overloaded $PAPER $OVER --set routing.algorithm=ugal-l-cr \
+	--set traffic.pattern=adversarial --set traffic.load=0.6
+# speedup 1 with output queues (the queue alone), 16 flits per VC
+run_one "dragonfly ugal-l, speedup 1, 16-flit output queues" $REF normal \
+	--set routing.algorithm=ugal-l --set router.output_buffer_flits=16
+
+# Two routers (p=1 a=1 h=1 g=2): terminal 0 -> router 0 -> router 1 ->
+# terminal 1, 512-byte packets at 1 Gb/s (4,096 ns each link), at a
+# periodic 5 % load nothing waits: latency = 3 x 4,096 + 100 + 1,000 + 100
+# + 2 router delays, for every packet.
+cat >"$TMP/two.ini" <<'INI'
+[topology]
+p = 1
+a = 1
+h = 1
+g = 2
+[links]
+terminal_latency_ns = 100
+terminal_bandwidth_gbps = 1
+global_latency_ns = 1000
+global_bandwidth_gbps = 1
+[traffic]
+packet_bytes = 512
+process = periodic
+load = 0.05
+warmup_ms = 20
+measure_ms = 200
+INI
+zero_load() { # NAME EXPECTED_NS SETS...
+	name=$1 want=$2
+	shift 2
+	# shellcheck disable=SC2086
+	"$DFEMU" --config "$TMP/two.ini" $ACCOUNT_ONLY "$@" --quiet \
+		--json "$TMP/z.json" >"$TMP/z.txt" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && accounted "$TMP/z.json" &&
+		python3 - "$TMP/z.json" "$want" <<'PY'
+import json, sys
+l = json.load(open(sys.argv[1]))["latency_ns"]
+want = int(sys.argv[2])
+# the TSC's rounding: within 2 ns
+assert l["packets"] > 1000 and abs(l["min"] - want) <= 2, (l, want)
+assert l["max"] == l["min"], l
+PY
+	ok $? "two routers, $name: every packet's latency is $want ns (exit $rc)"
+}
+zero_load "no router delay" 13488
+zero_load "router delay 250 ns" 13988 --set router.latency_ns=250
+zero_load "router delay 250 ns, speedup 3, output queues" 13988 \
+	--set router.latency_ns=250 --set router.speedup=3 \
+	--set router.output_buffer_flits=16
+
+# bad values: one line naming where the key was set, the key and what is
+# allowed ($EXTRA: more options)
+EXTRA=""
+bad() { # NAME PATTERN CONFIG_LINES...
+	name=$1 pat=$2
+	shift 2
+	{
+		cat "$REF"
+		printf '[router]\n'
+		for l in "$@"; do printf '%s\n' "$l"; done
+	} >"$TMP/bad.ini"
+	# shellcheck disable=SC2086
+	"$DFEMU" --check --config "$TMP/bad.ini" $EXTRA >"$TMP/b.txt" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/b.txt")" -eq 1 ] &&
+		grep -q "$pat" "$TMP/b.txt"
+	ok $? "[router] $name: refused with one line (exit $rc): $(cat "$TMP/b.txt")"
+}
+line=$(($(wc -l <$REF) + 2))
+bad "speedup 0.5" "bad.ini:$line: .*speedup.*1 to 16" "speedup = 0.5"
+bad "speedup 2 without output queues" \
+	"bad.ini:$line: \[router\] speedup = 2 needs an output queue.*output_buffer_flits >= 8" \
+	"speedup = 2"
+bad "output queue under one packet" \
+	"bad.ini:$line: \[router\] output_buffer_flits = 7 cannot hold one packet.*at least 8" \
+	"output_buffer_flits = 7"
+EXTRA="--set routing.algorithm=ofar"
+bad "output queues with ofar" \
+	"bad.ini:$line: \[router\] output_buffer_flits = 32 with \[routing\] algorithm = ofar (--set routing.algorithm=ofar)" \
+	"output_buffer_flits = 32"
+EXTRA=""
+bad "latency_ns not a number" "bad.ini:$line: .*latency_ns" "latency_ns = soon"
+bad "unknown key" "bad.ini:$line: .*speed_up" "speed_up = 2"
+tap_done
