@@ -12,6 +12,7 @@ passed=0
 failed=0
 skipped=0
 LOG=${TEST_LOG_DIR:-$(mktemp -d)}
+mkdir -p "$LOG" || exit 1
 
 run() { # name command...
 	name=$1
@@ -26,6 +27,10 @@ run() { # name command...
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "not ok - $name exited with status $rc" >>"$out"
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
+		# a program that ran no test at all has not passed
+		f=1
+		echo "not ok - $name reported no test points" >>"$out"
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
