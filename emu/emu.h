@@ -145,6 +145,16 @@ struct df_report {
 	uint64_t cap_write_failed; /* handed over after a write failed */
 	int cap_error;
 	char cap_file[256];
+	/* each router-to-router link sent on here: packets in the window and
+	 * the fraction of it spent sending (< 0: unlimited bandwidth; [DF]
+	 * Fig. 9; emu/linkuse.h), malloc'd */
+	struct df_link_use {
+		uint8_t cls;
+		uint32_t from, from_port, to, to_port;
+		uint64_t packets;
+		double busy;
+	} * links;
+	uint32_t nlinks;
 	struct df_output_report *outputs; /* CR: network outputs, malloc'd */
 	uint32_t noutputs;
 	/* [partition]: this instance and what crossed to each peer; the

@@ -31,6 +31,7 @@
 #include "terminals.h"
 #include "routing.h"
 #include "instances.h"
+#include "linkuse.h"
 #include "partition.h"
 #include "worker.h"
 
@@ -54,6 +55,7 @@ struct emu {
 	uint32_t *ips;
 	struct df_capture *cap; /* NULL: no [capture] */
 	struct emu_inst *inst;	/* [partition]: the protocol, NULL if not */
+	struct df_linkuse lu;	/* links' use over the window */
 	char *err;
 	size_t errlen;
 };
@@ -209,6 +211,10 @@ static int build_links(struct emu *e)
 	e->links = emu_arena_alloc(&e->mem, e->nlinks * sizeof(*e->links));
 	if (e->links == NULL)
 		return oom(e, "links");
+	if (df_linkuse_init(&e->lu, e->nlinks)) {
+		snprintf(e->err, e->errlen, "out of memory (link use)");
+		return -1;
+	}
 	for (uint32_t r = 0; r < t->nrouters; r++)
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct df_port_info *pi =
@@ -1247,6 +1253,8 @@ static void run_phases(struct emu *e, const struct df_emu_opts *o,
 		sleep_ms(e->inst ? 5 : 1);
 		df_capture_drain(e->cap);
 		now = rte_rdtsc();
+		df_linkuse_tick(&e->lu, e->links, e->nlinks, now, run->m0,
+				run->m1);
 		if (e->inst != NULL && changes_across(e, ctl, 0, now, rep)) {
 			phase = "peer lost";
 			break;
@@ -1662,6 +1670,7 @@ static void teardown(struct emu *e)
 	const struct df_topo *t = &pl->topo;
 
 	emu_inst_free(e->inst);
+	df_linkuse_free(&e->lu);
 	/* what is still on a link or in a queue (a run cut short) */
 	for (uint32_t i = 0; e->links && i < e->nlinks; i++) {
 		struct dp_link *l = &e->links[i];
@@ -1764,6 +1773,8 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	run_phases(&e, opt, rep);
 	df_capture_finish(e.cap, rep);
 	fill_report(&e, rep);
+	if (df_linkuse_report(&e.lu, e.links, e.nlinks, rte_rdtsc(), rep))
+		goto out;
 	rc = 0;
 out:
 	teardown(&e);

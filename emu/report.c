@@ -14,6 +14,9 @@ void df_report_free(struct df_report *r)
 	free(r->lat_hist[0]);
 	free(r->lat_hist[1]);
 	free(r->outputs);
+	free(r->links);
+	r->links = NULL;
+	r->nlinks = 0;
 	free(r->router_injected);
 	free(r->term_ports);
 	r->term_ports = NULL;
@@ -25,6 +28,36 @@ void df_report_free(struct df_report *r)
 	r->lat_hist[0] = r->lat_hist[1] = NULL;
 	r->outputs = NULL;
 	r->noutputs = 0;
+}
+
+/* Per class: the average busy fraction of the links and the busiest. */
+static void print_link_use(FILE *f, const struct df_report *r)
+{
+	const char *label = "link use (window)";
+
+	for (int c = DF_LINK_LOCAL; c <= DF_LINK_GLOBAL; c++) {
+		const struct df_link_use *top = NULL;
+		double sum = 0;
+		uint32_t n = 0;
+
+		for (uint32_t i = 0; i < r->nlinks; i++) {
+			const struct df_link_use *u = &r->links[i];
+			if (u->cls != c || u->busy < 0)
+				continue;
+			sum += u->busy;
+			n++;
+			if (top == NULL || u->busy > top->busy)
+				top = u;
+		}
+		if (n == 0)
+			continue;
+		fprintf(f,
+			"  %-22s %s links busy %.3f on average, at most %.3f "
+			"(router %u port %u)\n",
+			label, df_link_class_name(c), sum / n, top->busy,
+			top->from, top->from_port);
+		label = "";
+	}
 }
 
 static void print_latency(FILE *f, const char *what, const struct df_latency *l)
@@ -427,6 +460,7 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			(unsigned long long)r->switches);
 	if (r->outputs)
 		print_credit_delay(f, r);
+	print_link_use(f, r);
 	fprintf(f,
 		"  %-22s p50 %llu  p99 %llu  max %llu  (tolerance %llu%s)%s\n",
 		"lateness (ns)", (unsigned long long)r->late_p50_ns,
@@ -531,6 +565,20 @@ static void json_counts(FILE *f, const uint64_t *c)
 			first = 0;
 		}
 	fputc('}', f);
+}
+
+static void json_link(FILE *f, const struct df_link_use *u, int first)
+{
+	fprintf(f,
+		"%s\n    {\"class\": \"%s\", \"from\": %u, \"from_port\": %u, "
+		"\"to\": %u, \"to_port\": %u, \"packets\": %llu, \"busy\": ",
+		first ? "" : ",", df_link_class_name(u->cls), u->from,
+		u->from_port, u->to, u->to_port,
+		(unsigned long long)u->packets);
+	if (u->busy < 0)
+		fprintf(f, "null}");
+	else
+		fprintf(f, "%.4f}", u->busy);
 }
 
 static void json_latency(FILE *f, const struct df_latency *l)
@@ -802,7 +850,10 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		fprintf(f, "%s[%llu, %llu]", i ? ", " : "",
 			(unsigned long long)r->router_min[i],
 			(unsigned long long)r->router_nonmin[i]);
-	fprintf(f, "]},\n  \"injected_per_router\": [");
+	fprintf(f, "]},\n  \"links\": [");
+	for (uint32_t i = 0; i < r->nlinks; i++)
+		json_link(f, &r->links[i], i == 0);
+	fprintf(f, "],\n  \"injected_per_router\": [");
 	for (uint32_t i = 0; r->router_injected && i < r->nrouters; i++)
 		fprintf(f, "%s%llu", i ? ", " : "",
 			(unsigned long long)r->router_injected[i]);

@@ -4,7 +4,8 @@
 # keeps every packet and credit with it (a short run that drains, and an
 # overloaded one), a two-router network's zero-load latency is exactly
 # its links' latencies and serializations plus one delay per router, and
-# bad [router] values get one clear line each.
+# bad [router] values get one clear line each; and the report's per-link
+# use on that two-router network.
 # Usage: tests/test_router.sh PATH/TO/dfemu (from the repo root)
 set -u
 DFEMU=${1:?usage: $0 PATH/TO/dfemu}
@@ -105,6 +106,28 @@ zero_load "router delay 250 ns" 13988 --set router.latency_ns=250
 zero_load "router delay 250 ns, speedup 3, output queues" 13988 \
 	--set router.latency_ns=250 --set router.speedup=3 \
 	--set router.output_buffer_flits=16
+
+# Per-link use (the report's "links"): on the two routers each terminal
+# sends to the other at a periodic 5 % of its link, so each direction of
+# the global link is busy 5 % of the window, and sent that share of the
+# packets its window holds (512 bytes at 1 Gb/s: 4,096 ns each).
+"$DFEMU" --config "$TMP/two.ini" $ACCOUNT_ONLY --json "$TMP/u.json" \
+	>"$TMP/u.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "link use (window) *global links busy 0.05" \
+	"$TMP/u.txt" && python3 - "$TMP/u.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+links = r["links"]
+assert len(links) == 2, links
+window_ns = r["config"]["measure_ms"] * 1e6
+for l in links:
+    assert l["class"] == "global" and l["from"] != l["to"], l
+    assert abs(l["busy"] - 0.05) < 0.002, l
+    want = 0.05 * window_ns / 4096
+    assert abs(l["packets"] - want) < 0.02 * want, (l, want)
+PY
+ok $? "two routers: each global link busy 0.05 of the window, in the text and the JSON (exit $rc)"
 
 # bad values: one line naming where the key was set, the key and what is
 # allowed ($EXTRA: more options)
