@@ -28,7 +28,8 @@ struct dp_vcq {
 struct dp_oq {
 	struct dp_flight *slot;
 	uint32_t head, tail, mask;
-	uint32_t flits; /* flits queued */
+	uint32_t flits;	 /* flits queued */
+	uint64_t room_t; /* when the last packet left it, making room */
 };
 
 struct dp_port {

@@ -201,9 +201,9 @@ static unsigned oq_send(struct dp_router *r, struct dp_port *op, uint64_t now)
 		if (op->credit_t[v] > ready)
 			ready = op->credit_t[v];
 		op->credits[v] -= pk->flits;
-		dp_oq_pop(op, (uint32_t)v, pk->flits);
 		pk->due_tsc =
 			dp_link_depart(op->out, ready, m->pkt_len, &start);
+		dp_oq_pop(op, (uint32_t)v, pk->flits, start);
 		dp_late_add(r->lc, now, start);
 		pk->vc = (uint8_t)v;
 		dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);

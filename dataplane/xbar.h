@@ -47,8 +47,10 @@ static inline int dp_xbar_can(const struct dp_port *ip,
 
 /*
  * Move packet m (flits flits), ready at ready, from input ip into op's
- * queue for VC vc: the crossing starts when the packet is ready and both
- * crossbar ports are free, and both stay busy until it ends. Returns the
+ * queue for VC vc: the crossing starts when the packet is ready, both
+ * crossbar ports are free and the queue last made room (as a packet
+ * leaves no earlier than the credit it uses), and both ports stay busy
+ * until it ends. Returns the
  * end, when its input space is free; *start says when it began. The link
  * may start sending it from the start of the crossing (cut-through: the
  * crossbar is at least as fast as the link, so the link never overtakes
@@ -67,6 +69,8 @@ static inline uint64_t dp_xbar_move(struct dp_port *ip, struct dp_port *op,
 		s = ip->xin_free;
 	if (op->xout_free > s)
 		s = op->xout_free;
+	if (q->room_t > s)
+		s = q->room_t;
 	*start = s;
 	ip->xin_free = op->xout_free = s + dp_xbar_time(op, m->pkt_len);
 	f->due = s;
@@ -101,11 +105,14 @@ static inline int dp_oq_pick(struct dp_port *op, uint64_t now)
 	return -1;
 }
 
-/* Take the head of op's queue for VC v off the queue. */
-static inline void dp_oq_pop(struct dp_port *op, uint32_t v, uint32_t flits)
+/* Take the head of op's queue for VC v off the queue: it left on the
+ * link at start, which is when its room is free again. */
+static inline void dp_oq_pop(struct dp_port *op, uint32_t v, uint32_t flits,
+			     uint64_t start)
 {
 	op->oq[v].head++;
 	op->oq[v].flits -= flits;
+	op->oq[v].room_t = start;
 	op->oq_rr = v;
 }
 

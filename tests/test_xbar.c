@@ -86,7 +86,7 @@ static void full_queue_blocks_crossbar_not_link(void)
 {
 	static struct dp_flight slots[OQSLOTS];
 	struct dp_port in, op;
-	struct pkt_mem p[2];
+	struct pkt_mem p[3];
 	uint64_t start, t = 0;
 
 	memset(&in, 0, sizeof(in));
@@ -101,19 +101,25 @@ static void full_queue_blocks_crossbar_not_link(void)
 	      op.oq[0].flits);
 	CHECK(dp_oq_pick(&op, t) == 0,
 	      "... but not the link: the head has the credits it needs");
-	dp_oq_pop(&op, 0, FLITS);
+	dp_oq_pop(&op, 0, FLITS, 5 * SER);
 	op.credits[0] -= FLITS;
 	CHECK(dp_xbar_can(&in, &op, 0, FLITS, 2 * FLITS, t),
 	      "one packet sent: the crossbar moves again");
-	CHECK(dp_oq_pick(&op, t) == -1,
+	dp_xbar_move(&in, &op, 0, pkt(&p[2]), FLITS, t, &start);
+	CHECK(start == 5 * SER,
+	      "a packet ready at %lu that waited for room crosses when the "
+	      "queue made room (%lu), not before",
+	      (unsigned long)t, (unsigned long)start);
+	dp_oq_pop(&op, 0, FLITS, 6 * SER);
+	CHECK(dp_oq_pick(&op, 10 * SER) == -1,
 	      "no credits left downstream: the link waits (VCT: all %d flits "
 	      "or nothing)",
 	      FLITS);
 	op.credits[0] = FLITS - 1;
-	CHECK(dp_oq_pick(&op, t) == -1,
+	CHECK(dp_oq_pick(&op, 10 * SER) == -1,
 	      "%d of %d credits: the link still waits", FLITS - 1, FLITS);
 	op.credits[0] = FLITS;
-	CHECK(dp_oq_pick(&op, t) == 0, "all %d credits back: it sends", FLITS);
+	CHECK(dp_oq_pick(&op, 10 * SER) == 0, "all %d credits back: it sends", FLITS);
 }
 
 static void not_before_crossing_and_round_robin(void)
@@ -134,9 +140,9 @@ static void not_before_crossing_and_round_robin(void)
 	dp_xbar_move(&in1, &op, 0, pkt(&c), FLITS, 0, &start);
 	op.oq_rr = 1;
 	CHECK(dp_oq_pick(&op, 10000) == 0, "round-robin: VC 0 after VC 1");
-	dp_oq_pop(&op, 0, FLITS);
+	dp_oq_pop(&op, 0, FLITS, 0);
 	CHECK(dp_oq_pick(&op, 10000) == 1, "... then VC 1");
-	dp_oq_pop(&op, 1, FLITS);
+	dp_oq_pop(&op, 1, FLITS, 0);
 	CHECK(dp_oq_pick(&op, 10000) == 0, "... then VC 0 again");
 	CHECK(dp_oq_count(&op) == 1 && op.oq[0].flits == FLITS &&
 		      op.oq[1].flits == 0,
@@ -163,7 +169,7 @@ static void queue_length(void)
 	dp_xbar_move(&in, &op, 0, pkt(&a), FLITS, 0, &start);
 	CHECK(dp_port_occ(&op, 0) == FLITS && dp_port_occ(&op, -1) == FLITS,
 	      "crossed into the output queue: q still counts it");
-	dp_oq_pop(&op, 0, FLITS);
+	dp_oq_pop(&op, 0, FLITS, 0);
 	op.credits[0] -= FLITS;
 	CHECK(dp_port_occ(&op, 0) == FLITS,
 	      "sent: q counts it in the downstream credits in use");
