@@ -109,6 +109,21 @@ for f in wc-b256-ugal-l-paths.png wc-b256-ugal-l-hist.png; do
 	head -c 4 "$TMP/val/$f" 2>/dev/null | grep -q PNG
 	ok $? "validate: $f drawn"
 done
+# dfemu-validate's credit-loop section (tools/validate_router.py): each
+# configuration's measured rate against its buffer / round-trip bound
+# (short runs: a gross bound; docs/validation.md has the full ones)
+tools/dfemu-validate --dfemu "$DFEMU" --quick --only creditloop \
+	--set traffic.warmup_ms=100 --set traffic.measure_ms=400 \
+	--out "$TMP/cl" >"$TMP/cllog" 2>&1 &&
+	python3 - "$TMP/cl/summary-router.md" <<'PY'
+import sys
+rows = [l.split("|") for l in open(sys.argv[1]) if l.startswith("| speedup")]
+assert len(rows) == 4, rows
+for r in rows:
+    assert 0.8 < float(r[6]) < 1.1, r
+assert {r[3].strip() for r in rows} == {"202", "252"}, rows
+PY
+ok $? "validate --only creditloop: 4 configurations, each near buffer / round trip (202 flit times, 252 with a router delay)"
 tools/dfemu-validate --dfemu "$DFEMU" --only nosuch --out "$TMP/v2" \
 	>/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "allowed: ur, wc" "$TMP/err"
