@@ -15,10 +15,10 @@ the validation's link rate, its JSON report or None.
 import csv
 import os
 
-# The papers' router, as configs/paper-router.ini has it, with its
-# one-flit-time router delay at the validation's rate (64 bytes at
-# 0.025 Gb/s = 20,480 ns)
-PAPER = ["router.speedup=2", "router.output_buffer_flits=64",
+# The papers' router, as configs/paper-router.ini has it (output queues
+# twice the 64-flit input buffers), with its one-flit-time router delay
+# at the validation's rate (64 bytes at 0.025 Gb/s = 20,480 ns)
+PAPER = ["router.speedup=2", "router.output_buffer_flits=128",
          "router.latency_ns=20480"]
 ROUTERS = (("speedup 1", []), ("papers' router", PAPER))
 FLIT_NS = 20480  # one 64-byte flit at 0.025 Gb/s
