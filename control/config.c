@@ -878,16 +878,6 @@ static int router_validate(const struct df_config *c, char *err, size_t n)
 			c->flit_bytes, need);
 		return -1;
 	}
-	if (c->output_buffer_flits > 0 && c->algorithm == DF_ALG_OFAR) {
-		fmt_err(err, n,
-			"%s: [router] output_buffer_flits = %u with [routing] "
-			"algorithm = ofar (%s): OFAR's escape ring keeps its "
-			"bubble in the input buffers ([OC] §III-A) and is not "
-			"defined with output queues; allowed: 0",
-			AT("router", "output_buffer_flits"),
-			c->output_buffer_flits, AT("routing", "algorithm"));
-		return -1;
-	}
 	return 0;
 }
 

@@ -159,9 +159,10 @@ static inline void vcq_pop(struct dp_router *r, uint32_t qi, struct dp_vcq *q)
 
 /* With output queues (xbar.h): the head packet m of queue qi, routed to
  * op, crosses the crossbar if it can; its input space goes back upstream
- * when the crossing ends. */
+ * when the crossing ends. routed: it was counted in op's waiting flits
+ * (route_here; not by the fully adaptive engines). */
 static int xbar_send(struct dp_router *r, uint32_t qi, struct dp_port *op,
-		     struct rte_mbuf *m, uint64_t now)
+		     struct rte_mbuf *m, uint64_t now, int routed)
 {
 	uint32_t k = qi / DF_MAX_VC, vc = qi % DF_MAX_VC;
 	struct dp_port *ip = &r->port[k];
@@ -172,7 +173,8 @@ static int xbar_send(struct dp_router *r, uint32_t qi, struct dp_port *op,
 
 	if (!dp_xbar_can(ip, op, ov, pk->flits, r->oq_cap, now))
 		return 0;
-	op->waiting[ov] -= pk->flits;
+	if (routed)
+		op->waiting[ov] -= pk->flits;
 	if (q->last_start > ready)
 		ready = q->last_start;
 	finish = dp_xbar_move(ip, op, ov, m, pk->flits, ready, &q->last_start);
@@ -248,10 +250,16 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	uint64_t ready, finish;
 
 	if (r->eng->select != NULL) {
-		/* fully adaptive: whatever can take the packet now */
+		/* fully adaptive: whatever can take the packet now (with
+		 * output queues, once the crossbar's input is free: select
+		 * checks the outputs) */
+		if (r->oq_cap && ip->xin_free > now)
+			return 0;
 		if (!r->eng->select(r, pk, qi / DF_MAX_VC, now))
 			return 0;
 		op = &r->port[pk->out_port];
+		if (r->oq_cap)
+			return xbar_send(r, qi, op, m, now, 0);
 	} else {
 		if (pk->out_port == DF_PORT_NONE) {
 			/* The source router decides once per packet (PAR:
@@ -278,7 +286,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 				return 0;
 		}
 		if (r->oq_cap)
-			return xbar_send(r, qi, op, m, now);
+			return xbar_send(r, qi, op, m, now, 1);
 		/* the serializer must be free (DESIGN.md §2 step 4) and the
 		 * downstream VC must have room for the whole packet (VCT) */
 		if (op->out->busy_until > now ||

@@ -47,6 +47,7 @@ struct dp_run {
 	enum df_cm cm;
 	uint32_t bcm_bubble;
 	uint32_t ecm_q8; /* threshold x 256 */
+	uint32_t oq_cap; /* [router] output_buffer_flits (0: none) */
 	/* traffic */
 	int inject_rest; /* when generation stops, inject what is queued */
 	enum df_mode mode;

@@ -768,6 +768,7 @@ static void init_run(struct emu *e)
 		run->bcm_bubble = c->bcm_bubble;
 		run->ecm_q8 = (uint32_t)(c->ecm_threshold * 256 + 0.5);
 	}
+	run->oq_cap = c->output_buffer_flits;
 	run->inject_rest = c->finish == DF_FINISH_STOP;
 	run->mode = c->mode;
 	run->pattern = c->pattern;

@@ -38,9 +38,14 @@ for alg in min val ugal-l ugal-g ugal-l-vc ugal-l-vch ugal-l-cr par \
 	run_one "dragonfly $alg, speedup 2, output queues, router delay" \
 		$REF normal $PAPER --set routing.algorithm=$alg
 done
-# OFAR keeps its bubble in the input buffers: the router delay only
-run_one "dragonfly ofar, router delay" $REF normal \
-	--set routing.algorithm=ofar --set router.latency_ns=300
+# OFAR: the ring's bubble in the output queues, with each congestion
+# management, 3/2(+1) VCs
+for cm in none bcm ecm; do
+	# shellcheck disable=SC2086
+	run_one "dragonfly ofar cm=$cm, speedup 2, output queues, router delay" \
+		$REF normal $PAPER --set routing.algorithm=ofar \
+		--set routing.cm=$cm
+done
 for alg in min min-ad val ugal ugal-s clos-ad; do
 	# shellcheck disable=SC2086
 	run_one "flatfly $alg, speedup 2, output queues, router delay" \
@@ -57,6 +62,19 @@ run_one "dragonfly min overloaded (0.95), output queues" $REF overloaded \
 run_one "dragonfly ugal-l-cr overloaded (worst case 0.6), output queues" \
 	$REF overloaded $PAPER $OVER --set routing.algorithm=ugal-l-cr \
 	--set traffic.pattern=adversarial --set traffic.load=0.6
+# shellcheck disable=SC2086
+run_one "dragonfly ofar overloaded (ADV+h 0.6, no CM), output queues" \
+	$REF overloaded $PAPER $OVER --set routing.algorithm=ofar \
+	--set routing.cm=none --set traffic.pattern=adversarial \
+	--set traffic.shift=2 --set traffic.load=0.6
+# shellcheck disable=SC2086
+run_one "dragonfly ofar saturated (ADV+h), 16-flit buffers and output queues" \
+	$REF normal $OVER --set router.speedup=2 \
+	--set router.output_buffer_flits=16 --set routing.algorithm=ofar \
+	--set routing.cm=none --set traffic.pattern=adversarial \
+	--set traffic.shift=2 --set traffic.process=saturate \
+	--set traffic.finish=stop --set links.local_buffer_flits=16 \
+	--set links.global_buffer_flits=16
 # speedup 1 with output queues (the queue alone), 16 flits per VC
 run_one "dragonfly ugal-l, speedup 1, 16-flit output queues" $REF normal \
 	--set routing.algorithm=ugal-l --set router.output_buffer_flits=16
@@ -130,8 +148,7 @@ PY
 ok $? "two routers: each global link busy 0.05 of the window, in the text and the JSON (exit $rc)"
 
 # bad values: one line naming where the key was set, the key and what is
-# allowed ($EXTRA: more options)
-EXTRA=""
+# allowed
 bad() { # NAME PATTERN CONFIG_LINES...
 	name=$1 pat=$2
 	shift 2
@@ -140,8 +157,7 @@ bad() { # NAME PATTERN CONFIG_LINES...
 		printf '[router]\n'
 		for l in "$@"; do printf '%s\n' "$l"; done
 	} >"$TMP/bad.ini"
-	# shellcheck disable=SC2086
-	"$DFEMU" --check --config "$TMP/bad.ini" $EXTRA >"$TMP/b.txt" 2>&1
+	"$DFEMU" --check --config "$TMP/bad.ini" >"$TMP/b.txt" 2>&1
 	rc=$?
 	[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/b.txt")" -eq 1 ] &&
 		grep -q "$pat" "$TMP/b.txt"
@@ -155,11 +171,6 @@ bad "speedup 2 without output queues" \
 bad "output queue under one packet" \
 	"bad.ini:$line: \[router\] output_buffer_flits = 7 cannot hold one packet.*at least 8" \
 	"output_buffer_flits = 7"
-EXTRA="--set routing.algorithm=ofar"
-bad "output queues with ofar" \
-	"bad.ini:$line: \[router\] output_buffer_flits = 32 with \[routing\] algorithm = ofar (--set routing.algorithm=ofar)" \
-	"output_buffer_flits = 32"
-EXTRA=""
 bad "latency_ns not a number" "bad.ini:$line: .*latency_ns" "latency_ns = soon"
 bad "unknown key" "bad.ini:$line: .*speed_up" "speed_up = 2"
 tap_done

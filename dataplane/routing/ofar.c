@@ -51,6 +51,26 @@ static inline uint32_t canon(const struct dp_run *run, const struct dp_port *p)
 	return p->cls == DF_LINK_TERMINAL ? 1 : run->tb->nvcs[p->cls];
 }
 
+/* Room for the packet on VC v of output p: the downstream buffer's
+ * credits. With output queues ([router], docs/router.md) the packets in
+ * the queue count as already there, and the queue must have room too: a
+ * packet enters an output queue only when the buffer behind the link can
+ * take it and all the queue holds, so it never waits there for a buffer
+ * that may not drain. Its escape stays open, and a ring hop keeps its
+ * bubble in the downstream buffer, as without output queues ([OC]
+ * §III-A). */
+static inline uint32_t room(const struct dp_run *run, const struct dp_port *p,
+			    uint32_t v)
+{
+	uint32_t q = p->oq[v].flits, down, in;
+
+	if (!run->oq_cap)
+		return p->credits[v];
+	down = p->credits[v] > q ? p->credits[v] - q : 0;
+	in = run->oq_cap - q;
+	return down < in ? down : in;
+}
+
 /* The canonical VC with the most room, if it has need flits; else -1. */
 static int best_vc(const struct dp_run *run, const struct dp_port *p,
 		   uint32_t need)
@@ -58,27 +78,31 @@ static int best_vc(const struct dp_run *run, const struct dp_port *p,
 	uint32_t n = canon(run, p), best = 0;
 
 	for (uint32_t v = 1; v < n; v++)
-		if (p->credits[v] > p->credits[best])
+		if (room(run, p, v) > room(run, p, best))
 			best = v;
-	return p->credits[best] >= need ? (int)best : -1;
+	return room(run, p, best) >= need ? (int)best : -1;
 }
 
-/* Flits in use downstream on the canonical VCs, as the credits say. */
+/* Flits in use downstream on the canonical VCs, as the credits say, and
+ * in the output queues. */
 static uint32_t occupancy(const struct dp_run *run, const struct dp_port *p)
 {
 	uint32_t n = canon(run, p), q = 0;
 
 	for (uint32_t v = 0; v < n; v++)
-		q += p->credit_full[v] - p->credits[v];
+		q += p->credit_full[v] - p->credits[v] + p->oq[v].flits;
 	return q;
 }
 
-/* Free to send on now: serializer idle, link up (a link going down or
- * coming back is marked after the tables and ring that avoid or use it
- * are in place, emu/control.c) */
-static inline int idle(const struct dp_port *p, uint64_t now)
+/* Free to send on now: serializer idle (with output queues: the
+ * crossbar's output), link up (a link going down or coming back is
+ * marked after the tables and ring that avoid or use it are in place,
+ * emu/control.c) */
+static inline int idle(const struct dp_run *run, const struct dp_port *p,
+		       uint64_t now)
 {
-	return p->out->busy_until <= now && !p->out->down;
+	return (run->oq_cap ? p->xout_free : p->out->busy_until) <= now &&
+	       !p->out->down;
 }
 
 /* The ring port this packet goes out on, and its escape VC. */
@@ -119,7 +143,7 @@ static int ring_move(const struct dp_run *run, const struct df_ring *ring,
 	const struct dp_port *p = &r->port[k];
 	uint32_t esc = run->tb->nvcs[p->cls];
 
-	if (!idle(p, now) || p->credits[esc] < packets * pk->flits)
+	if (!idle(run, p, now) || room(run, p, esc) < packets * pk->flits)
 		return 0;
 	return take(pk, k, esc);
 }
@@ -175,7 +199,7 @@ static int misroute(struct dp_router *r, struct dp_pkt *pk, uint32_t minp,
 		const struct dp_port *p = &r->port[k];
 		int vc;
 
-		if (k == minp || !idle(p, now) ||
+		if (k == minp || !idle(run, p, now) ||
 		    (uint64_t)occupancy(run, p) * 256 > limit)
 			continue;
 		if (!(p->cls == DF_LINK_LOCAL ? local_ok : global_ok))
@@ -220,7 +244,7 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 	if (r->id == pk->dst_router) {
 		minp = pk->dst_term % run->p;
 		mp = &r->port[minp];
-		if (!idle(mp, now) || mp->credits[0] < pk->flits)
+		if (!idle(run, mp, now) || room(run, mp, 0) < pk->flits)
 			return 0;
 		pk->flags &= ~DP_PKT_ESCAPE;
 		return take(pk, minp, 0);
@@ -228,7 +252,7 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 	minp = tb->port_to_router[r->id * tb->nrouters + pk->dst_router];
 	mp = &r->port[minp];
 	if (pk->flags & DP_PKT_ESCAPE) {
-		if (pk->esc_n < run->escape_cap && idle(mp, now) &&
+		if (pk->esc_n < run->escape_cap && idle(run, mp, now) &&
 		    (vc = best_vc(run, mp, need)) >= 0) {
 			pk->flags &= ~DP_PKT_ESCAPE;
 			return take(pk, minp, (uint32_t)vc);
@@ -251,7 +275,7 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 	if ((pk->flags & DP_PKT_GMIS_NEXT) && misroute(r, pk, minp, need, now))
 		return 1;
 	vc = best_vc(run, mp, need);
-	if (vc >= 0 && idle(mp, now))
+	if (vc >= 0 && idle(run, mp, now))
 		return take(pk, minp, (uint32_t)vc);
 	if (misroute(r, pk, minp, need, now))
 		return 1;
