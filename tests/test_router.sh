@@ -147,6 +147,40 @@ for l in links:
 PY
 ok $? "two routers: each global link busy 0.05 of the window, in the text and the JSON (exit $rc)"
 
+# UGAL-L_CR's credit round trip includes the wait in the output queue
+# ([DF] Fig. 15): on two routers with two terminals each (p=2 a=1 h=1
+# g=2) at load 0.7, the global link is 93 % busy and packets queue for
+# it. With speedup 1 they wait in the input queue, before the round trip
+# starts; with output queues they wait after it started, at the
+# crossing. So the global outputs' average round trip exceeds the zero-
+# load one by more with output queues, by at least a packet time (40,960
+# ns at 0.1 Gb/s).
+sed 's/^p = 1/p = 2/; s/^load = 0.05/load = 0.7/;
+	s/^terminal_bandwidth_gbps = 1/terminal_bandwidth_gbps = 0.1/;
+	s/^global_bandwidth_gbps = 1/global_bandwidth_gbps = 0.1/;
+	s/^process = periodic/process = bernoulli/' "$TMP/two.ini" \
+	>"$TMP/cr.ini"
+for r in 1 paper; do
+	set -- --set routing.algorithm=ugal-l-cr
+	[ $r = paper ] && set -- "$@" --set router.speedup=2 \
+		--set router.output_buffer_flits=64
+	# shellcheck disable=SC2086
+	"$DFEMU" --config "$TMP/cr.ini" $ACCOUNT_ONLY "$@" --quiet \
+		--json "$TMP/cr-$r.json" >"$TMP/cr.txt" 2>&1 || break
+done
+python3 - "$TMP/cr-1.json" "$TMP/cr-paper.json" <<'PY'
+import json, sys
+def excess(path):
+    r = json.load(open(path))
+    # port 2: the global port (terminals 0-1, no local ports at a = 1)
+    g = [o for o in r["credit_delay"]["outputs"] if o["port"] == 2]
+    assert len(g) == 2 and r["exactly_once"] and r["credits_conserved"], r
+    return min(o["crt_avg_ns"] - o["crt0_ns"] for o in g)
+e1, ep = excess(sys.argv[1]), excess(sys.argv[2])
+assert ep > e1 + 40960, (e1, ep)
+PY
+ok $? "UGAL-L_CR: with output queues the credit round trip includes the output-queue wait (global outputs' excess over zero load larger by a packet time or more)"
+
 # bad values: one line naming where the key was set, the key and what is
 # allowed
 bad() { # NAME PATTERN CONFIG_LINES...
