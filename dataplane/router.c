@@ -186,6 +186,35 @@ static int xbar_send(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	return 1;
 }
 
+/*
+ * Packet m, ready at ready, leaves on output op's link in VC v: not
+ * before the credit it uses, whose flits it takes. The host's lag on its
+ * start, the capture tap, and the packet onto the link (it belongs to
+ * the receiver from then on). Returns its start.
+ */
+static inline uint64_t link_send(struct dp_router *r, struct dp_port *op,
+				 uint32_t v, struct rte_mbuf *m, uint64_t ready,
+				 uint64_t now)
+{
+	struct dp_pkt *pk = dp_pkt(m);
+	uint64_t start;
+
+	if (op->credit_t[v] > ready)
+		ready = op->credit_t[v];
+	op->credits[v] -= pk->flits;
+	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len, &start);
+	/* how late the host moved it: its emulated start against now */
+	dp_late_add(r->lc, now, start);
+	pk->vc = (uint8_t)v;
+	dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);
+	if (unlikely(dp_link_push(op->out, m, pk->due_tsc) != 0)) {
+		r->lc->st.enq_fail++;
+		rte_pktmbuf_free(m);
+	}
+	r->forwarded++;
+	return start;
+}
+
 /* The link of output op sends from its queues while its serializer is
  * free and a head packet has begun to cross and has credits (xbar.h). */
 static unsigned oq_send(struct dp_router *r, struct dp_port *op, uint64_t now)
@@ -194,26 +223,13 @@ static unsigned oq_send(struct dp_router *r, struct dp_port *op, uint64_t now)
 	int v;
 
 	while (op->out->busy_until <= now && (v = dp_oq_pick(op, now)) >= 0) {
-		struct rte_mbuf *m = dp_oq_head(op, (uint32_t)v)->m;
-		struct dp_pkt *pk = dp_pkt(m);
-		uint64_t ready = dp_oq_head(op, (uint32_t)v)->due, start;
+		const struct dp_flight *f = dp_oq_head(op, (uint32_t)v);
+		struct rte_mbuf *m = f->m;
+		uint32_t flits = dp_pkt(m)->flits;
+		/* not before it began to cross */
+		uint64_t start = link_send(r, op, (uint32_t)v, m, f->due, now);
 
-		/* not before it began to cross, nor before the credit it uses
-		 */
-		if (op->credit_t[v] > ready)
-			ready = op->credit_t[v];
-		op->credits[v] -= pk->flits;
-		pk->due_tsc =
-			dp_link_depart(op->out, ready, m->pkt_len, &start);
-		dp_oq_pop(op, (uint32_t)v, pk->flits, start);
-		dp_late_add(r->lc, now, start);
-		pk->vc = (uint8_t)v;
-		dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);
-		if (unlikely(dp_link_push(op->out, m, pk->due_tsc) != 0)) {
-			r->lc->st.enq_fail++;
-			rte_pktmbuf_free(m);
-		}
-		r->forwarded++;
+		dp_oq_pop(op, (uint32_t)v, flits, start);
 		n++;
 	}
 	return n;
@@ -247,7 +263,8 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	struct dp_vcq *q = &ip->q[vc];
 	struct rte_mbuf *m = q->slot[q->head & q->mask];
 	struct dp_pkt *pk = dp_pkt(m);
-	uint64_t ready, finish;
+	uint32_t out_vc, flits;
+	uint64_t ready;
 
 	if (r->eng->select != NULL) {
 		/* fully adaptive: whatever can take the packet now (with
@@ -295,28 +312,17 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		op->waiting[pk->out_vc] -= pk->flits;
 	}
 	/* The packet could not leave before it arrived, before the packet
-	 * ahead of it in the queue left, nor before the credit it uses. */
+	 * ahead of it in the queue left (nor before its credit: link_send).
+	 * Its VC and flits are read before it is on the link. */
 	ready = pk->due_tsc;
 	if (q->last_start > ready)
 		ready = q->last_start;
-	if (op->credit_t[pk->out_vc] > ready)
-		ready = op->credit_t[pk->out_vc];
-	op->credits[pk->out_vc] -= pk->flits;
-	pk->due_tsc =
-		dp_link_depart(op->out, ready, m->pkt_len, &q->last_start);
-	finish = op->out->busy_until;
-	/* how late the host moved it: its emulated start against now */
-	dp_late_add(r->lc, now, q->last_start);
-	dp_credit_return(r, ip, qi / DF_MAX_VC, vc, op, pk->out_vc,
-			 q->last_start, finish, pk->flits);
-	pk->vc = pk->out_vc;
-	dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);
-	if (unlikely(dp_link_push(op->out, m, pk->due_tsc) != 0)) {
-		r->lc->st.enq_fail++;
-		rte_pktmbuf_free(m);
-	}
+	out_vc = pk->out_vc;
+	flits = pk->flits;
+	q->last_start = link_send(r, op, out_vc, m, ready, now);
+	dp_credit_return(r, ip, qi / DF_MAX_VC, vc, op, out_vc, q->last_start,
+			 op->out->busy_until, flits);
 	vcq_pop(r, qi, q);
-	r->forwarded++;
 	return 1;
 }
 
