@@ -82,6 +82,13 @@ static uint32_t buffer_total(const struct df_plan *pl, int c)
 	return (pl->tb.nvcs[c] + esc) * pl->cfg.link[c].buffer_flits;
 }
 
+/* VCs of a router port of class c, as port_init builds them: one on a
+ * terminal port; the plan's, and OFAR's escape VC, on the others. */
+static uint32_t port_vcs(const struct df_plan *pl, int c)
+{
+	return c == DF_LINK_TERMINAL ? 1 : pl->tb.nvcs[c] + pl->tb.esc;
+}
+
 /* Entries of each FIFO of a link of class c: one per flit of the far
  * buffer, so packets and credit messages in flight never exceed it. */
 static uint32_t fifo_cap(const struct df_plan *pl, int c)
@@ -690,9 +697,7 @@ static uint32_t mbuf_room(const struct df_plan *pl)
  * ([router] output_buffer_flits, per VC). */
 static uint64_t oq_flits(const struct df_plan *pl, int c)
 {
-	uint32_t nvc = c == DF_LINK_TERMINAL ? 1 : pl->tb.nvcs[c] + pl->tb.esc;
-
-	return (uint64_t)nvc * pl->cfg.output_buffer_flits;
+	return (uint64_t)port_vcs(pl, c) * pl->cfg.output_buffer_flits;
 }
 
 static uint64_t pool_mbufs(const struct df_plan *pl)
@@ -1794,9 +1799,7 @@ uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 	for (uint32_t i = 0; i < t->nrouters * t->nports; i++) {
 		const struct df_port_info *pi = &t->ports[i];
 		uint32_t flits = pl->cfg.link[pi->cls].buffer_flits;
-		uint32_t nvc = pi->cls == DF_LINK_TERMINAL
-				       ? 1
-				       : pl->tb.nvcs[pi->cls] + pl->tb.esc;
+		uint32_t nvc = port_vcs(pl, pi->cls);
 		uint64_t vcq = (uint64_t)nvc * rte_align32pow2(flits) * 8;
 
 		if (pi->peer == DF_NO_PEER)

@@ -54,11 +54,13 @@ int df_linkuse_report(struct df_linkuse *u, const struct dp_link *l, uint32_t n,
 		      uint64_t now, struct df_report *rep)
 {
 	uint32_t k = 0;
+	uint64_t span;
 
 	if (u->state == 0)
 		return 0;
 	if (u->state == 1)
 		df_linkuse_tick(u, l, n, now, 0, 0);
+	span = u->t1 > u->t0 ? u->t1 - u->t0 : 1;
 	for (uint32_t i = 0; i < n; i++)
 		k += counted(&l[i]);
 	rep->links = calloc(k ? k : 1, sizeof(*rep->links));
@@ -66,7 +68,6 @@ int df_linkuse_report(struct df_linkuse *u, const struct dp_link *l, uint32_t n,
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		struct df_link_use *o = &rep->links[rep->nlinks];
-		uint64_t span = u->t1 > u->t0 ? u->t1 - u->t0 : 1;
 
 		if (!counted(&l[i]))
 			continue;

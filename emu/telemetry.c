@@ -92,12 +92,12 @@ static int queued(const struct dp_router *r)
 {
 	uint32_t n = 0;
 
-	for (uint32_t k = 0; k < r->nports; k++)
+	for (uint32_t k = 0; k < r->nports; k++) {
 		for (uint32_t v = 0; v < r->port[k].nvc; v++)
 			n += dp_vcq_count(&r->port[k].q[v]);
-	/* and in the output queues ([router]) */
-	for (uint32_t k = 0; k < r->nports; k++)
+		/* and in its output queues ([router]) */
 		n += dp_oq_count(&r->port[k]);
+	}
 	return (int)n;
 }
 

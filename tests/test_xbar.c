@@ -119,7 +119,8 @@ static void full_queue_blocks_crossbar_not_link(void)
 	CHECK(dp_oq_pick(&op, 10 * SER) == -1,
 	      "%d of %d credits: the link still waits", FLITS - 1, FLITS);
 	op.credits[0] = FLITS;
-	CHECK(dp_oq_pick(&op, 10 * SER) == 0, "all %d credits back: it sends", FLITS);
+	CHECK(dp_oq_pick(&op, 10 * SER) == 0, "all %d credits back: it sends",
+	      FLITS);
 }
 
 static void not_before_crossing_and_round_robin(void)
