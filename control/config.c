@@ -56,6 +56,8 @@ static const char *const ring_names[] = {"uni", "bi", NULL};
 static const char *const mode_names[] = {"steady", "batch", "all-to-all", NULL};
 static const char *const finish_names[] = {"keep", "stop", NULL};
 static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};
+static const char *const mis_policy_names[] = {"mm", "crg", "rrg", NULL};
+static const char *const mis_pick_names[] = {"random", "most-free", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 					"router-shift", NULL};
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
@@ -80,6 +82,14 @@ const char *df_mode_name(enum df_mode m)
 const char *df_cm_name(enum df_cm c)
 {
 	return cm_names[c];
+}
+const char *df_mis_policy_name(enum df_mis_policy p)
+{
+	return mis_policy_names[p];
+}
+const char *df_mis_pick_name(enum df_mis_pick p)
+{
+	return mis_pick_names[p];
 }
 const char *df_ring_dir_name(enum df_ring_dir d)
 {
@@ -160,6 +170,18 @@ static const struct key_def keys[] = {
 	 NULL,
 	 "OFAR: a non-minimal port is eligible when its occupancy is at most "
 	 "this fraction of the minimal port's"},
+	{"routing", "misroute_trigger", K_DBL, OFF(misroute_trigger), 0, 1,
+	 NULL,
+	 "OFAR: misroute only when the minimal port cannot take the packet "
+	 "and holds at least this fraction of its buffers (0: whenever it "
+	 "cannot)"},
+	{"routing", "misroute_policy", K_ENUM, OFF(misroute_policy), 0, 0,
+	 mis_policy_names,
+	 "OFAR global misrouting: crg (this router's global links), rrg (any "
+	 "router's in the source group), mm (crg at the injection router, "
+	 "rrg after)"},
+	{"routing", "misroute_pick", K_ENUM, OFF(misroute_pick), 0, 0,
+	 mis_pick_names, "OFAR: which eligible misroute to take"},
 	{"routing", "escape", K_BOOL, OFF(escape), 0, 1, NULL,
 	 "OFAR: the escape ring (off can deadlock: for watchdog "
 	 "demonstrations only)"},

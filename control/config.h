@@ -91,6 +91,19 @@ enum df_ring_dir {
 	DF_RING_BI = 1,	 /* shortest direction: up to N / 2 hops */
 };
 
+/* OFAR's global misrouting policy (dataplane/routing/ofar_misroute.h) */
+enum df_mis_policy {
+	DF_MIS_MM = 0,	/* CRG at the injection router, RRG after it */
+	DF_MIS_CRG = 1, /* the current router's global links only */
+	DF_MIS_RRG = 2, /* any router's of the source group */
+};
+
+/* OFAR: which eligible misroute to take */
+enum df_mis_pick {
+	DF_PICK_RANDOM = 0,
+	DF_PICK_MOST_FREE = 1, /* the lowest occupancy */
+};
+
 enum df_cm {
 	DF_CM_NONE = 0,
 	DF_CM_BCM = 1, /* [OC] §IV: bubble on injection */
@@ -159,6 +172,9 @@ struct df_config {
 			       + bias */
 	/* OFAR ([OC]) */
 	double misroute_threshold; /* non-minimal eligible at <= this x min */
+	double misroute_trigger;   /* min output this full before misrouting */
+	enum df_mis_policy misroute_policy;
+	enum df_mis_pick misroute_pick;
 	enum df_ring_dir ring;
 	int escape; /* 0: no escape ring (deadlock demonstrations only) */
 	uint32_t escape_cap; /* escape entries before staying in the ring */
@@ -241,6 +257,8 @@ const char *df_algorithm_name(enum df_algorithm a);
 const char *df_pattern_name(enum df_pattern p);
 const char *df_process_name(enum df_process p);
 const char *df_cm_name(enum df_cm c);
+const char *df_mis_policy_name(enum df_mis_policy p);
+const char *df_mis_pick_name(enum df_mis_pick p);
 const char *df_mode_name(enum df_mode m);
 const char *df_ring_dir_name(enum df_ring_dir d);
 const char *df_link_class_name(enum df_link_class c);

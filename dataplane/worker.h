@@ -43,6 +43,9 @@ struct dp_run {
 	int ring_bi;
 	int escape; /* 0: the ring is never entered (deadlock demos) */
 	uint32_t misroute_q8; /* threshold x 256 */
+	uint32_t trigger_q8;  /* misroute_trigger x 256 */
+	enum df_mis_policy mis_policy;
+	enum df_mis_pick mis_pick;
 	uint32_t escape_cap;
 	enum df_cm cm;
 	uint32_t bcm_bubble;

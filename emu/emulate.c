@@ -768,6 +768,9 @@ static void init_run(struct emu *e)
 		run->escape = c->escape;
 		run->misroute_q8 =
 			(uint32_t)(c->misroute_threshold * 256 + 0.5);
+		run->trigger_q8 = (uint32_t)(c->misroute_trigger * 256 + 0.5);
+		run->mis_policy = c->misroute_policy;
+		run->mis_pick = c->misroute_pick;
 		run->escape_cap = c->escape_cap;
 		run->cm = c->cm;
 		run->bcm_bubble = c->bcm_bubble;

@@ -3,9 +3,12 @@
  * OFAR's rules on crafted buffer states ([OC] §I, §III-A, §IV), no EAL:
  * minimal first, misrouting and its threshold, the bubble rules of the
  * escape ring (2 packets to enter, 1 to advance, never from a terminal),
- * leaving the ring and the entry cap, BCM and ECM on injection.
+ * leaving the ring and the entry cap, BCM and ECM on injection; the
+ * misrouting trigger, eligibility, global policy and pick
+ * (ofar_misroute.h) alone and in the engine.
  */
 #include "check.h"
+#include "ofar_misroute.h"
 #include "rig.h"
 #include "routing.h"
 
@@ -215,6 +218,137 @@ static void test_cm(void)
 	g.run.cm = DF_CM_NONE;
 }
 
+/* ofar_misroute.h's functions on crafted numbers. */
+static void test_misroute_rules(void)
+{
+	uint32_t occ[4] = {40, 16, 24, 16};
+
+	CHECK(!dp_ofar_trigger(0, 128, 128, 0),
+	      "trigger: a minimal output that can take the packet, never");
+	CHECK(dp_ofar_trigger(1, 1, 128, 0) && dp_ofar_trigger(1, 0, 128, 0),
+	      "trigger 0: any blocked minimal output");
+	CHECK(!dp_ofar_trigger(1, 63, 128, 128) &&
+		      dp_ofar_trigger(1, 64, 128, 128),
+	      "trigger 0.5 of 128 flits: 63 flits no, 64 yes");
+	CHECK(!dp_ofar_trigger(1, 192, 192, 257),
+	      "a trigger above 1 never fires");
+	CHECK(dp_ofar_eligible(230, 256, 230) &&
+		      !dp_ofar_eligible(231, 256, 230),
+	      "eligible at 230/256 of the minimal output's 256 flits: 230 "
+	      "yes, 231 no");
+	CHECK(dp_ofar_eligible(0, 1, 230) && !dp_ofar_eligible(0, 0, 230),
+	      "eligible: an empty candidate against a non-empty minimal "
+	      "output; none against an empty one");
+	CHECK(!dp_ofar_global_via_local(DF_MIS_CRG, 0) &&
+		      !dp_ofar_global_via_local(DF_MIS_CRG, 1) &&
+		      dp_ofar_global_via_local(DF_MIS_RRG, 0) &&
+		      dp_ofar_global_via_local(DF_MIS_RRG, 1) &&
+		      !dp_ofar_global_via_local(DF_MIS_MM, 0) &&
+		      dp_ofar_global_via_local(DF_MIS_MM, 1),
+	      "global policy: CRG never through another router, RRG "
+	      "always, MM once the packet left its injection router");
+	CHECK(dp_ofar_pick(DF_PICK_RANDOM, occ, 4, 2) == 2,
+	      "pick random: the draw");
+	CHECK(dp_ofar_pick(DF_PICK_MOST_FREE, occ, 4, 0) == 1 &&
+		      dp_ofar_pick(DF_PICK_MOST_FREE, occ, 4, 2) == 3 &&
+		      dp_ofar_pick(DF_PICK_MOST_FREE, occ, 4, 1) == 1,
+	      "pick most-free: the lowest occupancy, the first of equals "
+	      "from the draw on");
+}
+
+/* Two local ports other than the minimal one and the ring's. */
+static void two_locals(uint32_t *a, uint32_t *b)
+{
+	struct dp_router *r = g.routers[src];
+
+	*a = *b = UINT32_MAX;
+	for (uint32_t k = g.topo.p; k < r->nports; k++)
+		if (k != minp && g.tb.port_class[k] == DF_LINK_LOCAL) {
+			if (*a == UINT32_MAX)
+				*a = k;
+			else if (*b == UINT32_MAX)
+				*b = k;
+		}
+}
+
+/* The trigger, the policy and the pick in the engine. */
+static void test_misroute_engine(void)
+{
+	struct dp_router *r = g.routers[src];
+	struct dp_link *ml = &g.links[src * g.topo.nports + minp];
+	uint32_t cap = ncanon(minp) * RIG_FLITS, a, b;
+	struct dp_pkt pk;
+
+	two_locals(&a, &b);
+	CHECK(a != UINT32_MAX && b != UINT32_MAX, "two other local ports");
+	/* the minimal port busy and holding cap/2 - 1 flits; every other
+	 * port empty */
+	ml->busy_until = NOW + 1;
+	set_port(minp, RIG_FLITS);
+	r->port[minp].credits[0] = RIG_FLITS - (cap / 2 - 1);
+	g.run.trigger_q8 = 128;
+	pk = packet(0, 0);
+	CHECK(!sel(&pk, 0),
+	      "trigger 0.5: minimal port busy at %u/%u flits: the packet "
+	      "waits",
+	      cap / 2 - 1, cap);
+	r->port[minp].credits[0]--;
+	pk = packet(0, 0);
+	CHECK(sel(&pk, 0) && pk.out_port != minp,
+	      "... at %u/%u flits: misrouted (port %u)", cap / 2, cap,
+	      pk.out_port);
+	g.run.trigger_q8 = 0;
+	/* the policy: only port a eligible (every other port but the
+	 * minimal one busy) */
+	for (uint32_t k = g.topo.p; k < r->nports; k++)
+		if (k != minp && k != a)
+			g.links[src * g.topo.nports + k].busy_until = NOW + 1;
+	static const struct {
+		enum df_mis_policy pol;
+		uint8_t hops;
+		int gmis;
+	} pc[] = {{DF_MIS_CRG, 0, 0},
+		  {DF_MIS_CRG, 1, 0},
+		  {DF_MIS_RRG, 0, 1},
+		  {DF_MIS_MM, 0, 0},
+		  {DF_MIS_MM, 1, 1}};
+	for (unsigned i = 0; i < RTE_DIM(pc); i++) {
+		g.run.mis_policy = pc[i].pol;
+		pk = packet(0, 0);
+		pk.hops = pc[i].hops;
+		CHECK(sel(&pk, 0) && pk.out_port == a &&
+			      !!(pk.flags & DP_PKT_GMIS_NEXT) == pc[i].gmis,
+		      "policy %s, %u hops: local misroute to port %u, %s",
+		      df_mis_policy_name(pc[i].pol), pc[i].hops, a,
+		      pc[i].gmis ? "a global misroute next"
+				 : "no global misroute next");
+	}
+	g.run.mis_policy = DF_MIS_MM;
+	/* the pick: a and b eligible, b emptier */
+	g.links[src * g.topo.nports + b].busy_until = 0;
+	r->port[a].credits[0] = RIG_FLITS - 16;
+	r->port[b].credits[0] = RIG_FLITS - 8;
+	g.run.mis_pick = DF_PICK_MOST_FREE;
+	int to_b = 0, n = 32;
+	for (int i = 0; i < n; i++) {
+		pk = packet(0, 0);
+		to_b += sel(&pk, 0) && pk.out_port == b;
+	}
+	CHECK(to_b == n, "most-free: %d of %d misroutes to the emptier port",
+	      to_b, n);
+	g.run.mis_pick = DF_PICK_RANDOM;
+	to_b = 0;
+	for (int i = 0; i < n; i++) {
+		pk = packet(0, 0);
+		to_b += sel(&pk, 0) && pk.out_port == b;
+	}
+	CHECK(to_b > 0 && to_b < n, "random: %d of %d to the emptier port",
+	      to_b, n);
+	for (uint32_t k = g.topo.p; k < r->nports; k++)
+		g.links[src * g.topo.nports + k].busy_until = 0;
+	set_all(RIG_FLITS);
+}
+
 int main(void)
 {
 	uint8_t ph = DF_PH_TO_DEST, vc;
@@ -239,6 +373,8 @@ int main(void)
 	test_minimal_and_misroute();
 	test_escape();
 	test_cm();
+	test_misroute_rules();
+	test_misroute_engine();
 	rig_free(&g);
 	return check_done();
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * OFAR, On-the-Fly Adaptive Routing, with an escape ring and congestion
- * management ([OC] §I, §III-A, §IV; NOTES-dragonfly-ofar.md §2.6 and
- * pitfalls 11-15). Decided at every attempt to move a packet, at every
- * router:
+ * management ([OC] §I, §III-A, §IV; README, "OFAR", says which readings
+ * of the references [OC] only cites were chosen). Decided at every
+ * attempt to move a packet, at every router:
  *
  *  1. At the destination router: eject.
  *  2. In the escape ring: leave it for the minimal output if that can take
@@ -15,24 +15,26 @@
  *     with the most room: canonical VCs are used fully adaptively, with
  *     no order ([OC] §III).
  *  4. Otherwise misroute in transit ([OC] §I), when the minimal output is
- *     short of credits or busy while holding packets: globally (to
- *     another group) only in the source group and only once; locally (two
- *     local hops instead of one) once per group, when the minimal hop is
- *     local, or, once the packet has left its source router, toward
- *     another router's global links (the MM policy of [OC] §V, NOTES
- *     §2.6: the next hop is then a global misroute, tried before the
- *     minimal output). A candidate is eligible when it can take the
- *     packet now and its occupancy is at most misroute_threshold x the
- *     minimal output's (the reading of [OC]'s 90 % in NOTES pitfall 15);
- *     one is drawn at random.
+ *     short of credits or busy, and holds at least misroute_trigger of
+ *     its buffers (ofar_misroute.h: the trigger, the eligibility rule,
+ *     the global policy and the pick): globally (to another group) only
+ *     in the source group and only once; locally (two local hops instead
+ *     of one) once per group, when the minimal hop is local, or, as the
+ *     global policy allows (CRG, RRG, MM; [OC] §V uses MM), toward
+ *     another router's global links, the next hop then being a global
+ *     misroute, tried before the minimal output. A candidate is eligible
+ *     when it can take the packet now and its occupancy is at most
+ *     misroute_threshold x the minimal output's; one is drawn at random,
+ *     or the emptiest is taken.
  *  5. Otherwise, if the minimal output had no credits at all, enter the
  *     escape ring, which needs room for two packets (§III-A). Packets are
- *     never injected from a terminal straight into the ring (pitfall 12).
+ *     never injected from a terminal straight into the ring ([OC] §IV-B).
  *
  * Congestion management acts on injection only (§IV): BCM wants room for
  * 1 + bcm_bubble packets in the next canonical queue; ECM blocks injection
  * while every escape buffer of the router is fuller than ecm_threshold.
  */
+#include "ofar_misroute.h"
 #include "routing.h"
 #include "router.h"
 #include "worker.h"
@@ -166,57 +168,75 @@ static int ecm_blocked(const struct dp_run *run, const struct df_ring *ring,
 	return 1;
 }
 
-/* Step 4: an eligible misroute, drawn at random, or 0. */
+/* The flits the canonical VCs of p can hold: downstream buffers, and
+ * the output queues with the papers' router. */
+static uint32_t capacity(const struct dp_run *run, const struct dp_port *p)
+{
+	uint32_t n = canon(run, p), c = 0;
+
+	for (uint32_t v = 0; v < n; v++)
+		c += p->credit_full[v] + run->oq_cap;
+	return c;
+}
+
+/* Step 4: a misroute (ofar_misroute.h's trigger, candidates and pick),
+ * or 0. blocked: the minimal output cannot take the packet now. */
 static int misroute(struct dp_router *r, struct dp_pkt *pk, uint32_t minp,
-		    uint32_t need, uint64_t now)
+		    uint32_t need, int blocked, uint64_t now)
 {
 	const struct dp_run *run = r->lc->run;
 	const struct df_tables *tb = run->tb;
-	uint32_t cand[64], cvc[64], n = 0, dg = pk->dst_router / tb->a;
+	uint32_t cand[64], cvc[64], cocc[64], n = 0, i;
+	uint32_t dg = pk->dst_router / tb->a;
 	uint32_t src_group = pk->src_term / run->p / tb->a;
-	uint64_t limit =
-		(uint64_t)occupancy(run, &r->port[minp]) * run->misroute_q8;
+	uint32_t min_occ = occupancy(run, &r->port[minp]);
 	int global_ok = r->group == src_group && dg != r->group &&
 			!(pk->flags & DP_PKT_NONMIN);
-	/* MM: a packet that has left its source router may take a local
-	 * hop to another router's global links, the next hop then being a
-	 * global misroute (NOTES §2.6, FOGSim's reading) */
-	int mm = global_ok && pk->hops > 0;
-	int local_ok = (tb->port_class[minp] == DF_LINK_LOCAL || mm) &&
+	/* CRG, RRG or MM: may a global misroute begin with a local hop to
+	 * another router's global links (the next hop then a global
+	 * misroute)? */
+	int via_local = global_ok &&
+			dp_ofar_global_via_local(run->mis_policy, pk->hops > 0);
+	int local_ok = (tb->port_class[minp] == DF_LINK_LOCAL || via_local) &&
 		       pk->lmis_grp != r->group + 1;
+	/* the local hop was taken for a global misroute: any global port
+	 * that can take the packet now */
+	int any = (pk->flags & DP_PKT_GMIS_NEXT) && global_ok;
 
-	if (pk->flags & DP_PKT_GMIS_NEXT) {
-		/* the local hop was taken for this: any global port that
-		 * can take the packet now */
-		if (global_ok) {
-			limit = UINT64_MAX;
-			local_ok = 0;
-		}
-	}
-	if (limit == 0 || (!local_ok && !global_ok))
+	if (any)
+		local_ok = 0;
+	else if (!dp_ofar_trigger(blocked, min_occ,
+				  capacity(run, &r->port[minp]),
+				  run->trigger_q8))
+		return 0;
+	if (!local_ok && !global_ok)
 		return 0;
 	for (uint32_t k = tb->p; k < r->nports && n < 64; k++) {
 		const struct dp_port *p = &r->port[k];
+		uint32_t occ;
 		int vc;
 
-		if (k == minp || !idle(run, p, now) ||
-		    (uint64_t)occupancy(run, p) * 256 > limit)
+		if (k == minp || !idle(run, p, now))
 			continue;
 		if (!(p->cls == DF_LINK_LOCAL ? local_ok : global_ok))
+			continue;
+		occ = occupancy(run, p);
+		if (!any && !dp_ofar_eligible(occ, min_occ, run->misroute_q8))
 			continue;
 		vc = best_vc(run, p, need);
 		if (vc < 0)
 			continue;
 		cand[n] = k;
-		cvc[n++] = (uint32_t)vc;
+		cvc[n] = (uint32_t)vc;
+		cocc[n++] = occ;
 	}
 	if (n == 0)
 		return 0;
-	n = dp_rand_below(r->lc, n);
-	take(pk, cand[n], cvc[n]);
-	if (r->port[cand[n]].cls == DF_LINK_LOCAL) {
+	i = dp_ofar_pick(run->mis_pick, cocc, n, dp_rand_below(r->lc, n));
+	take(pk, cand[i], cvc[i]);
+	if (r->port[cand[i]].cls == DF_LINK_LOCAL) {
 		pk->lmis_grp = (uint16_t)(r->group + 1);
-		if (mm)
+		if (via_local)
 			pk->flags |= DP_PKT_GMIS_NEXT;
 		r->mis_local++;
 	} else {
@@ -239,7 +259,7 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 	int inject = r->port[in_port].cls == DF_LINK_TERMINAL;
 	uint32_t minp, need = pk->flits;
 	const struct dp_port *mp;
-	int vc;
+	int vc, blocked;
 
 	if (r->id == pk->dst_router) {
 		minp = pk->dst_term % run->p;
@@ -272,12 +292,14 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 		if (run->cm == DF_CM_BCM)
 			need = (1 + run->bcm_bubble) * pk->flits;
 	}
-	if ((pk->flags & DP_PKT_GMIS_NEXT) && misroute(r, pk, minp, need, now))
-		return 1;
 	vc = best_vc(run, mp, need);
-	if (vc >= 0 && idle(run, mp, now))
+	blocked = vc < 0 || !idle(run, mp, now);
+	if ((pk->flags & DP_PKT_GMIS_NEXT) &&
+	    misroute(r, pk, minp, need, blocked, now))
+		return 1;
+	if (!blocked)
 		return take(pk, minp, (uint32_t)vc);
-	if (misroute(r, pk, minp, need, now))
+	if (misroute(r, pk, minp, need, 1, now))
 		return 1;
 	if (inject || best_vc(run, mp, pk->flits) >= 0 || !run->escape)
 		return 0; /* only busy: wait for it (or no ring to take) */
