@@ -68,7 +68,7 @@ enum df_process {
 		2, /* always a packet waiting: benchmarks, overload */
 };
 
-#define DF_MAX_VC    4
+#define DF_MAX_VC    5
 #define DF_MAX_RADIX 64 /* router ports ([DF] §2: radix-64 routers) */
 #define DF_MAX_INST  8	/* [partition] instances */
 

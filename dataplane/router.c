@@ -93,8 +93,8 @@ static inline int dst_gone(const struct dp_router *r, const struct dp_pkt *pk)
 static void head_lost(struct dp_router *r, uint32_t qi, struct dp_port *op,
 		      struct rte_mbuf *m, uint64_t now)
 {
-	struct dp_port *ip = &r->port[qi / DF_MAX_VC];
-	struct dp_vcq *q = &ip->q[qi % DF_MAX_VC];
+	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE];
+	struct dp_vcq *q = &ip->q[qi % DP_VC_STRIDE];
 	struct dp_pkt *pk = dp_pkt(m);
 
 	op->waiting[pk->out_vc] -= pk->flits;
@@ -132,7 +132,7 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		}
 		q->slot[q->tail & q->mask] = m;
 		q->tail++;
-		qmask_set(r, k * DF_MAX_VC + pk->vc);
+		qmask_set(r, k * DP_VC_STRIDE + pk->vc);
 		pk->out_port = DF_PORT_NONE;
 		if (p->cls != DF_LINK_TERMINAL) {
 			/* In transit the route does not depend on time: take
@@ -164,7 +164,7 @@ static inline void vcq_pop(struct dp_router *r, uint32_t qi, struct dp_vcq *q)
 static int xbar_send(struct dp_router *r, uint32_t qi, struct dp_port *op,
 		     struct rte_mbuf *m, uint64_t now, int routed)
 {
-	uint32_t k = qi / DF_MAX_VC, vc = qi % DF_MAX_VC;
+	uint32_t k = qi / DP_VC_STRIDE, vc = qi % DP_VC_STRIDE;
 	struct dp_port *ip = &r->port[k];
 	struct dp_vcq *q = &ip->q[vc];
 	struct dp_pkt *pk = dp_pkt(m);
@@ -258,8 +258,8 @@ static unsigned oq_drain(struct dp_router *r, uint64_t now)
 
 static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 {
-	struct dp_port *ip = &r->port[qi / DF_MAX_VC], *op;
-	uint32_t vc = qi % DF_MAX_VC;
+	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE], *op;
+	uint32_t vc = qi % DP_VC_STRIDE;
 	struct dp_vcq *q = &ip->q[vc];
 	struct rte_mbuf *m = q->slot[q->head & q->mask];
 	struct dp_pkt *pk = dp_pkt(m);
@@ -272,7 +272,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		 * checks the outputs) */
 		if (r->oq_cap && ip->xin_free > now)
 			return 0;
-		if (!r->eng->select(r, pk, qi / DF_MAX_VC, now))
+		if (!r->eng->select(r, pk, qi / DP_VC_STRIDE, now))
 			return 0;
 		op = &r->port[pk->out_port];
 		if (r->oq_cap)
@@ -320,8 +320,8 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 	out_vc = pk->out_vc;
 	flits = pk->flits;
 	q->last_start = link_send(r, op, out_vc, m, ready, now);
-	dp_credit_return(r, ip, qi / DF_MAX_VC, vc, op, out_vc, q->last_start,
-			 op->out->busy_until, flits);
+	dp_credit_return(r, ip, qi / DP_VC_STRIDE, vc, op, out_vc,
+			 q->last_start, op->out->busy_until, flits);
 	vcq_pop(r, qi, q);
 	return 1;
 }
@@ -345,7 +345,7 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 {
 	uint64_t snap[DP_QWORDS], any = 0;
 	uint32_t start = r->rr, last = UINT32_MAX;
-	uint32_t nw = (r->nq + 63) / 64;
+	uint32_t nw = r->nqw;
 	unsigned moved = 0;
 
 	for (uint32_t wi = 0; wi < nw; wi++)

@@ -12,35 +12,41 @@ struct dp_lcore;
 struct dp_routing_engine;
 
 #define DP_MAX_PORTS DF_MAX_RADIX /* a port is a bit of a uint64_t */
-#define DP_QWORDS    (DP_MAX_PORTS * DF_MAX_VC / 64)
+/* Input queue index = port * DP_VC_STRIDE + VC: a power of two, so the
+ * hot loop splits an index with a shift, not a division by DF_MAX_VC */
+#define DP_VC_STRIDE 8
+#define DP_QWORDS    (DP_MAX_PORTS * DP_VC_STRIDE / 64)
 _Static_assert(DP_MAX_PORTS <= 64, "port masks are one uint64_t");
+_Static_assert(DF_MAX_VC <= DP_VC_STRIDE, "a port's VCs fit its stride");
 
-/* A router: a poll task; several may share one lcore. */
+/* A router: a poll task; several may share one lcore. What every step
+ * reads comes first, in the first two cache lines. */
 struct dp_router {
 	uint32_t id, group;
-	uint32_t nports, nq; /* nq = nports * DF_MAX_VC input queues */
+	uint32_t nports, nq; /* nq = nports * DP_VC_STRIDE input queues */
 	uint32_t node;	     /* index among its worker's nodes (wheel.h) */
+	uint32_t rr;	     /* round-robin start of switch allocation */
 	uint64_t poll;	     /* ports whose FIFOs have something due */
 	uint64_t always;     /* ports fed from another instance: every sweep */
-	uint64_t qmask[DP_QWORDS]; /* non-empty input queues, bit
-				    * port*MAX_VC+vc */
-	uint32_t rr;		   /* round-robin start of switch allocation */
 	struct dp_lcore *lc;
 	/* = lc->run->eng, one load away in the hot loop */
 	const struct dp_routing_engine *eng;
+	uint64_t dq_ports; /* UGAL-L_CR: input ports holding credits */
+	/* [router] output_buffer_flits (xbar.h; 0: no output queues), and
+	 * the ports whose output queues hold packets */
+	uint64_t oq_ports;
+	uint32_t oq_cap;
+	uint32_t nqw; /* words of qmask in use: (nq + 63) / 64 */
+	uint64_t forwarded;
+	uint64_t qmask[DP_QWORDS]; /* non-empty input queues, bit
+				    * port * DP_VC_STRIDE + vc */
 	uint64_t decisions_min, decisions_nonmin;
 	/* PAR: decisions taken again in transit, and those that left the
 	 * minimal path there */
 	uint64_t redecisions, switches;
 	/* OFAR: in-transit misroutes (local, global) and escape-ring entries */
 	uint64_t mis_local, mis_global, esc_entries;
-	uint64_t forwarded;
-	uint64_t td_min;   /* UGAL-L_CR: min t_d over outputs */
-	uint64_t dq_ports; /* UGAL-L_CR: input ports holding credits */
-	/* [router] output_buffer_flits (xbar.h; 0: no output queues), and
-	 * the ports whose output queues hold packets */
-	uint32_t oq_cap;
-	uint64_t oq_ports;
+	uint64_t td_min; /* UGAL-L_CR: min t_d over outputs */
 	struct dp_port port[] __rte_cache_aligned;
 } __rte_cache_aligned;
 
@@ -56,7 +62,7 @@ static inline int dp_router_busy(const struct dp_router *r)
 {
 	uint64_t q = 0;
 
-	for (uint32_t w = 0; w < DP_QWORDS; w++)
+	for (uint32_t w = 0; w < r->nqw; w++)
 		q |= r->qmask[w];
 	return (q | r->dq_ports | r->oq_ports | r->always) != 0;
 }

@@ -294,7 +294,8 @@ static int build_nodes(struct emu *e)
 		ro->id = r;
 		ro->group = r / t->a;
 		ro->nports = t->nports;
-		ro->nq = t->nports * DF_MAX_VC;
+		ro->nq = t->nports * DP_VC_STRIDE;
+		ro->nqw = (ro->nq + 63) / 64;
 		ro->lc = e->lc[pl->worker_of[r]];
 		ro->eng = e->run.eng;
 		ro->oq_cap = pl->cfg.output_buffer_flits;

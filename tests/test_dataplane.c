@@ -272,6 +272,44 @@ static void conservation(void)
 				      name, (unsigned long long)r.switches,
 				      (unsigned long long)r.redecisions);
 		}
+	/* OFAR's VC configurations ([OC] Figs. 4-5: 1/1(+1) to 4/4(+1)),
+	 * congestion management, misrouting trigger, policies and picks,
+	 * under ADV+h below saturation (1/1(+1) without CM collapses onto
+	 * the ring even here, as [OC] §IV warns: with BCM) */
+	static const char *const ofv[][4] = {
+		{"routing.algorithm=ofar", "links.vcs=1/1+1", "routing.cm=bcm",
+		 "routing.misroute_policy=mm"},
+		{"routing.algorithm=ofar", "links.vcs=2/1+1", "routing.cm=ecm",
+		 "routing.misroute_pick=most-free"},
+		{"routing.algorithm=ofar", "links.vcs=4/4+1", "routing.cm=none",
+		 "routing.misroute_policy=rrg"},
+		{"routing.algorithm=ofar", "links.vcs=3/3+1",
+		 "routing.misroute_trigger=0.3", "routing.misroute_policy=crg"},
+	};
+	for (unsigned i = 0; i < RTE_DIM(ofv); i++) {
+		const char *sets[] = {ofv[i][0],
+				      ofv[i][1],
+				      ofv[i][2],
+				      ofv[i][3],
+				      "traffic.pattern=adversarial",
+				      "traffic.shift=2",
+				      "traffic.load=0.4",
+				      "traffic.source_queue=64",
+				      "traffic.warmup_ms=20",
+				      "traffic.measure_ms=100",
+				      "links.terminal_bandwidth_gbps=0.1",
+				      "links.local_bandwidth_gbps=0.1",
+				      "links.global_bandwidth_gbps=0.1"};
+		snprintf(name, sizeof(name), "reference %s %s %s %s ADV+2",
+			 ofv[i][0] + 18, ofv[i][1], ofv[i][2], ofv[i][3]);
+		if (run("configs/reference.ini", sets, 13, 1, &r)) {
+			CHECK(0, "%s: ran", name);
+			continue;
+		}
+		check_accounting(name, &r);
+		CHECK(r.nonminimal > 0, "%s: some packets routed non-minimally",
+		      name);
+	}
 	/* batch modes ([OC] §V consumption runs): exact amounts, every
 	 * terminal's share received, a time no shorter than a terminal link
 	 * needs to send its part */

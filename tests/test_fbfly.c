@@ -113,7 +113,9 @@ static void test_plans(void)
 	    df_tables_build(&tb, &t, err, sizeof(err)) == 0) {
 		CHECK(df_vcplan_build(&tb, &c, NULL, err, sizeof(err)) &&
 			      strstr(err, "global_vcs = 2 is too few") &&
-			      strstr(err, "allowed: 4..4"),
+			      strstr(err, "allowed: 4..") &&
+			      atoi(strstr(err, "allowed: 4..") + 12) ==
+				      DF_MAX_VC,
 		      "clos-ad on a 4-ary 3-flat with 2 global VCs: refused "
 		      "(%s)",
 		      err);
