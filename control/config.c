@@ -58,6 +58,7 @@ static const char *const finish_names[] = {"keep", "stop", NULL};
 static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};
 static const char *const mis_policy_names[] = {"mm", "crg", "rrg", NULL};
 static const char *const mis_pick_names[] = {"random", "most-free", NULL};
+static const char *const pb_names[] = {"piggyback", "direct", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 					"router-shift", NULL};
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
@@ -90,6 +91,10 @@ const char *df_mis_policy_name(enum df_mis_policy p)
 const char *df_mis_pick_name(enum df_mis_pick p)
 {
 	return mis_pick_names[p];
+}
+const char *df_pb_flags_name(enum df_pb_flags f)
+{
+	return pb_names[f];
 }
 const char *df_ring_dir_name(enum df_ring_dir d)
 {
@@ -166,6 +171,10 @@ static const struct key_def keys[] = {
 	 "routing algorithm"},
 	{"routing", "ugal_bias", K_U32, OFF(ugal_bias), 0, 1000000, NULL,
 	 "UGAL: flits added in favour of the minimal path"},
+	{"routing", "pb_flags", K_ENUM, OFF(pb_flags), 0, 0, pb_names,
+	 "vc-ordered: the group's global-channel congestion flags carried "
+	 "on packets between its routers (piggyback, as PB) or read at "
+	 "once (direct)"},
 	{"routing", "misroute_threshold", K_DBL, OFF(misroute_threshold), 0, 1,
 	 NULL,
 	 "OFAR: a non-minimal port is eligible when its occupancy is at most "

@@ -104,6 +104,14 @@ enum df_mis_pick {
 	DF_PICK_MOST_FREE = 1, /* the lowest occupancy */
 };
 
+/* vc-ordered (PB): how a router learns its group's global channels'
+ * congestion flags */
+enum df_pb_flags {
+	DF_PB_PIGGYBACK = 0, /* carried on the packets between the group's
+				routers ([OC] §II): as old as their trip */
+	DF_PB_DIRECT = 1,    /* read from the other router at once */
+};
+
 enum df_cm {
 	DF_CM_NONE = 0,
 	DF_CM_BCM = 1, /* [OC] §IV: bubble on injection */
@@ -170,6 +178,7 @@ struct df_config {
 	uint64_t seed;
 	uint32_t ugal_bias; /* flits in favour of minimal: q_m*H_m <= q_nm*H_nm
 			       + bias */
+	enum df_pb_flags pb_flags; /* vc-ordered: piggybacked or direct */
 	/* OFAR ([OC]) */
 	double misroute_threshold; /* non-minimal eligible at <= this x min */
 	double misroute_trigger;   /* min output this full before misrouting */
@@ -259,6 +268,7 @@ const char *df_process_name(enum df_process p);
 const char *df_cm_name(enum df_cm c);
 const char *df_mis_policy_name(enum df_mis_policy p);
 const char *df_mis_pick_name(enum df_mis_pick p);
+const char *df_pb_flags_name(enum df_pb_flags f);
 const char *df_mode_name(enum df_mode m);
 const char *df_ring_dir_name(enum df_ring_dir d);
 const char *df_link_class_name(enum df_link_class c);

@@ -413,6 +413,7 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	pk->flags = d->flags;
 	pk->esc_n = d->esc_n;
 	pk->lmis_grp = rte_be_to_cpu_16(d->lmis_grp);
+	pk->pb_flags = 0; /* PB's flags travel on local links only */
 	/* the sender's offsets, less the time the port took */
 	pk->due_tsc = now + (uint64_t)(ns_to_tsc(b, due) - p->lat_tsc);
 	pk->gen_tsc = now - (uint64_t)(ns_to_tsc(b, age) + p->lat_tsc);

@@ -17,6 +17,9 @@
 #define DP_PKT_GMIS_NEXT 0x10 /* OFAR: local hop taken to misroute globally */
 #define DP_PKT_EXTERNAL	 0x20 /* a frame from a DPDK port, not generated */
 
+#define DP_PB_STAMP 0x80000000u /* pb_flags holds a router's flags */
+#define DP_PB_BITS  24		/* global ports a stamp can flag */
+
 struct dp_pkt {
 	uint64_t gen_tsc; /* generation time: latency includes source queue */
 	uint64_t due_tsc; /* arrival time at the far end of the current link */
@@ -33,6 +36,10 @@ struct dp_pkt {
 	uint8_t flags;
 	uint8_t esc_n;	   /* OFAR: escape-ring entries so far */
 	uint16_t lmis_grp; /* OFAR: 1 + group of the last local misroute */
+	/* vc-ordered (PB, piggybacked): DP_PB_STAMP, the sending router's
+	 * index in its group << 24 and its global channels' congestion
+	 * flags (bit j: its j-th global port); 0 after a global hop */
+	uint32_t pb_flags;
 };
 
 #define DP_PKT_PRIV_SIZE RTE_ALIGN(sizeof(struct dp_pkt), RTE_MBUF_PRIV_ALIGN)

@@ -47,6 +47,10 @@ struct dp_router {
 	/* OFAR: in-transit misroutes (local, global) and escape-ring entries */
 	uint64_t mis_local, mis_global, esc_entries;
 	uint64_t td_min; /* UGAL-L_CR: min t_d over outputs */
+	/* vc-ordered with piggybacked flags ([routing] pb_flags; NULL
+	 * otherwise): the flags the last packet from each router of the
+	 * group carried in, [its index in the group] (ugal.c) */
+	uint32_t *pb_seen;
 	struct dp_port port[] __rte_cache_aligned;
 } __rte_cache_aligned;
 

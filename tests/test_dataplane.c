@@ -275,7 +275,8 @@ static void conservation(void)
 	/* OFAR's VC configurations ([OC] Figs. 4-5: 1/1(+1) to 4/4(+1)),
 	 * congestion management, misrouting trigger, policies and picks,
 	 * under ADV+h below saturation (1/1(+1) without CM collapses onto
-	 * the ring even here, as [OC] §IV warns: with BCM) */
+	 * the ring even here, as [OC] §IV warns: with BCM); and vc-ordered
+	 * reading its flags directly */
 	static const char *const ofv[][4] = {
 		{"routing.algorithm=ofar", "links.vcs=1/1+1", "routing.cm=bcm",
 		 "routing.misroute_policy=mm"},
@@ -285,6 +286,8 @@ static void conservation(void)
 		 "routing.misroute_policy=rrg"},
 		{"routing.algorithm=ofar", "links.vcs=3/3+1",
 		 "routing.misroute_trigger=0.3", "routing.misroute_policy=crg"},
+		{"routing.algorithm=vc-ordered", "routing.pb_flags=direct",
+		 "routing.seed=2", "links.vcs=3/2"},
 	};
 	for (unsigned i = 0; i < RTE_DIM(ofv); i++) {
 		const char *sets[] = {ofv[i][0],

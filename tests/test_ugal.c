@@ -272,6 +272,68 @@ static void test_par(void)
 	rig_free(&g);
 }
 
+/* vc-ordered with piggybacked flags ([routing] pb_flags): router r sees
+ * another router's global-channel flags only as the last packet from it
+ * carried them (the engine's route stamps and reads them). */
+static void test_pb_piggyback(void)
+{
+	struct rig g;
+	uint32_t r = 0, dst = 0, gi = 0, gr = 0, gp = 0;
+	uint32_t seen_r[64] = {0}, seen_x[64] = {0};
+	struct dp_router *ro, *x;
+	struct dp_pkt pk;
+
+	if (rig_init(&g, DF_ALG_VC_ORDERED))
+		return;
+	/* a destination whose minimal global channel is on another router
+	 * of group 0, and a Valiant group that is neither end's */
+	for (dst = g.topo.a; dst < g.topo.nrouters; dst++) {
+		df_path_len(&g.tb, r, dst, DF_NO_GROUP, &gr, &gp);
+		if (gr != r && gr / g.topo.a == 0)
+			break;
+	}
+	gi = dst / g.topo.a == 1 ? 2 : 1;
+	ro = g.routers[r];
+	x = g.routers[gr];
+	ro->pb_seen = seen_r;
+	x->pb_seen = seen_x;
+	x->port[gp].credits[0] -= 60;
+	CHECK(dp_pb_flags(x) != 0, "router %u flags its loaded global port %u",
+	      gr, gp);
+	CHECK(decide(&g, r, dst, gi, DP_UGAL_PB),
+	      "piggyback: router %u's flag is up, but no packet has brought "
+	      "it to router %u yet: minimal",
+	      gr, r);
+	/* a packet routed at gr toward r: stamped there, read at r */
+	memset(&pk, 0, sizeof(pk));
+	pk.dst_router = (uint16_t)r;
+	pk.dst_term = r * g.topo.p;
+	dp_vc_ordered_engine.route(x, &pk);
+	CHECK((pk.pb_flags & DP_PB_STAMP) &&
+		      (pk.pb_flags & ((1u << DP_PB_BITS) - 1)) ==
+			      dp_pb_flags(x),
+	      "routed onto a local link at router %u: stamped with its flags "
+	      "(%#x)",
+	      gr, pk.pb_flags);
+	dp_vc_ordered_engine.route(ro, &pk);
+	CHECK(pk.pb_flags == 0,
+	      "routed to a terminal at router %u: no stamp goes on", r);
+	CHECK(!decide(&g, r, dst, gi, DP_UGAL_PB),
+	      "piggyback: the packet from router %u brought the flag: "
+	      "non-minimal",
+	      gr);
+	x->port[gp].credits[0] += 60;
+	CHECK(!decide(&g, r, dst, gi, DP_UGAL_PB),
+	      "piggyback: the flag went down at router %u, router %u still "
+	      "has the old one: non-minimal",
+	      gr, r);
+	ro->pb_seen = NULL;
+	x->pb_seen = NULL;
+	CHECK(decide(&g, r, dst, gi, DP_UGAL_PB),
+	      "direct: the flag as it is now: minimal");
+	rig_free(&g);
+}
+
 int main(void)
 {
 	test_rule();
@@ -279,6 +341,7 @@ int main(void)
 	test_queues();
 	test_pb_flag();
 	test_decide();
+	test_pb_piggyback();
 	test_par();
 	return check_done();
 }

@@ -65,6 +65,11 @@ const struct dp_routing_engine *dp_fb_routing_engine(enum df_algorithm alg);
 void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 		    enum dp_ugal_mode mode);
 
+/* vc-ordered (PB): router x's global channels' congestion flags, bit j
+ * for its j-th global port (ugal.c); vc-ordered's routing stamps them
+ * on packets it routes onto local links ([routing] pb_flags). */
+uint32_t dp_pb_flags(const struct dp_router *x);
+
 /* Table routing shared by MIN and VAL (df_next_hop). */
 void dp_table_route(struct dp_router *r, struct dp_pkt *pk);
 

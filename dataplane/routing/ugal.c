@@ -30,21 +30,60 @@ static uint64_t global_occupancy(const struct dp_router *r, uint32_t grouter,
 	return occupancy(&x->port[gport], -1);
 }
 
-/* vc-ordered (PB): the congestion flag of global channel gport of router
- * grouter, as the group's piggybacked state would carry it (read here
- * directly, without the piggyback's delay). */
+/* vc-ordered (PB): router x's global channels' congestion flags, bit j
+ * for its j-th global port (the first DP_PB_BITS). */
+uint32_t dp_pb_flags(const struct dp_router *x)
+{
+	const struct df_tables *tb = x->lc->run->tb;
+	uint32_t g0 = tb->p + tb->a - 1, n = x->nports - g0, f = 0;
+	uint64_t sum = 0;
+
+	for (uint32_t k = g0; k < x->nports; k++)
+		sum += occupancy(&x->port[k], -1);
+	for (uint32_t j = 0; j < n && j < DP_PB_BITS; j++)
+		if (dp_pb_congested(occupancy(&x->port[g0 + j], -1), sum, n,
+				    x->lc->run->pkt_flits))
+			f |= 1u << j;
+	return f;
+}
+
+/* vc-ordered (PB): is global channel gport of router grouter congested?
+ * Its own channels a router reads at once. Another router's flags come
+ * as PB has them ([OC] §II: "additional bits in the data packets sent
+ * between routers in the group"): the ones the last packet from that
+ * router carried in (pb_route), as old as that packet's trip; or, with
+ * pb_flags = direct (pb_seen NULL), read at once from that router. */
 static int global_congested(const struct dp_router *r, uint32_t grouter,
 			    uint32_t gport)
 {
 	const struct dp_router *x = r->lc->run->routers[grouter];
 	const struct df_tables *tb = r->lc->run->tb;
-	uint64_t sum = 0;
-	uint32_t n = 0;
+	uint32_t j = gport - (tb->p + tb->a - 1), f;
 
-	for (uint32_t k = tb->p + tb->a - 1; k < x->nports; k++, n++)
-		sum += occupancy(&x->port[k], -1);
-	return dp_pb_congested(occupancy(&x->port[gport], -1), sum, n,
-			       r->lc->run->pkt_flits);
+	if (r->pb_seen != NULL && grouter != r->id)
+		f = r->pb_seen[grouter % tb->a];
+	else
+		f = dp_pb_flags(x);
+	return j < DP_PB_BITS && (f >> j & 1);
+}
+
+/* vc-ordered's routing at every router: keep the flags a packet brought
+ * from the router before (a local hop stamped them), route by the
+ * tables, and stamp this router's flags on a packet that leaves on a
+ * local link (when it is routed: its wait here makes them a little
+ * older than PB's bits, which go with the packet's departure). */
+static void pb_route(struct dp_router *r, struct dp_pkt *pk)
+{
+	const struct df_tables *tb = r->lc->run->tb;
+
+	if (r->pb_seen != NULL && (pk->pb_flags & DP_PB_STAMP))
+		r->pb_seen[(pk->pb_flags >> DP_PB_BITS) & 0x7f] =
+			pk->pb_flags & ((1u << DP_PB_BITS) - 1);
+	dp_table_route(r, pk);
+	pk->pb_flags = 0;
+	if (r->pb_seen != NULL && r->port[pk->out_port].cls == DF_LINK_LOCAL)
+		pk->pb_flags = DP_PB_STAMP | (r->id % tb->a) << DP_PB_BITS |
+			       dp_pb_flags(r);
 }
 
 void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
@@ -116,4 +155,13 @@ UGAL_ENGINE(dp_ugal_l_cr_engine, "ugal-l-cr", DP_UGAL_VCH);
  * source only, VC index rising along the path (the VAL plan, 3 local / 2
  * global VCs), UGAL-L's rule plus PB's congestion flag on the minimal
  * global channel. */
-UGAL_ENGINE(dp_vc_ordered_engine, "vc-ordered", DP_UGAL_PB);
+static void vc_ordered_decide(struct dp_router *r, struct dp_pkt *pk)
+{
+	dp_ugal_decide(r, pk, dp_rand_group(r->lc, r->lc->run->tb), DP_UGAL_PB);
+}
+
+const struct dp_routing_engine dp_vc_ordered_engine = {
+	.name = "vc-ordered",
+	.decide = vc_ordered_decide,
+	.route = pb_route,
+};
