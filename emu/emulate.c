@@ -982,6 +982,58 @@ struct watch {
 	uint64_t next;	 /* next check */
 };
 
+/* The flits free on each VC of port p, as "a/b/c" (for a diagnosis). */
+static int credits_text(const struct dp_port *p, char *buf, size_t n)
+{
+	int len = 0;
+
+	for (uint32_t v = 0; v < p->nvc && len < (int)n; v++)
+		len += snprintf(buf + len, n - len, "%s%u", v ? "/" : "",
+				p->credits[v]);
+	return len;
+}
+
+/* A fully adaptive head (OFAR): the state of the outputs its rules
+ * read, the minimal one and the escape ring's. */
+static void ofar_waits_for(const struct dp_router *r, const struct dp_pkt *pk,
+			   uint64_t now, char *buf, size_t n)
+{
+	const struct dp_run *run = r->lc->run;
+	const struct df_tables *tb = run->tb;
+	const struct df_ring *ring = run->ring;
+	uint32_t mp = r->id == pk->dst_router
+			      ? pk->dst_term % run->p
+			      : tb->port_to_router[r->id * tb->nrouters +
+						   pk->dst_router];
+	const struct dp_port *m = &r->port[mp];
+	char mc[64], rc[64];
+	int len;
+
+	credits_text(m, mc, sizeof(mc));
+	len = snprintf(buf, n,
+		       "to router %u%s: no output it may take (fully "
+		       "adaptive) has room for it; minimal port %u (%s) "
+		       "credits %s of %u per VC, serializer %s",
+		       pk->dst_router,
+		       pk->flags & DP_PKT_ESCAPE ? ", in the escape ring" : "",
+		       mp, df_link_class_name(m->cls), mc, m->credit_full[0],
+		       m->out->busy_until > now ? "busy" : "free");
+	if (ring != NULL && len < (int)n) {
+		const struct dp_port *q = &r->port[ring->next[r->id]];
+		const struct dp_port *f = &r->port[ring->prev[r->id]];
+		const volatile struct dp_vcq *fq = &f->q[f->nvc - 1];
+
+		credits_text(q, rc, sizeof(rc));
+		snprintf(buf + len, n - len,
+			 "; ring out port %u credits %s (escape VC last), "
+			 "serializer %s; ring in port %u holds %u escape "
+			 "packets",
+			 ring->next[r->id], rc,
+			 q->out->busy_until > now ? "busy" : "free",
+			 ring->prev[r->id], fq->tail - fq->head);
+	}
+}
+
 /* What the head packet of a stuck VC waits for, for the diagnosis. */
 static void waits_for(const struct dp_router *r,
 		      volatile const struct dp_vcq *q, uint64_t now, char *buf,
@@ -992,10 +1044,7 @@ static void waits_for(const struct dp_router *r,
 	const struct dp_port *op;
 
 	if (r->eng->select != NULL) {
-		snprintf(buf, n,
-			 "to router %u: no output it may take (fully adaptive) "
-			 "has room for it",
-			 pk->dst_router);
+		ofar_waits_for(r, pk, now, buf, n);
 		return;
 	}
 	if (pk->out_port == DF_PORT_NONE || pk->out_port >= r->nports) {
@@ -1033,7 +1082,7 @@ static int watch_check(struct emu *e, struct watch *w, uint64_t now,
 	const struct df_topo *t = &e->pl->topo;
 	uint64_t limit = ns_to_tsc(e->ehz, e->pl->cfg.watchdog_ms * 1000000ULL);
 	uint32_t nstuck = 0;
-	char why[200];
+	char why[400];
 
 	if (w->head == NULL || limit == 0 || now < w->next)
 		return 0;
