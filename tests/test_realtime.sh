@@ -154,21 +154,34 @@ ok $? "time_scale = 0.5: exit 2, what is allowed named"
 ok $? "time_scale = auto in batch mode: exit 2, why said"
 
 # auto on a light run: 1 (real time) is enough. Here its trial's lateness
-# p99 was 46-73 us against half the tolerance, 204.8 us, in 15 runs; one
-# fresh-clone suite still failed this once, so the run says what it
-# chose, and a run the VM stalled (N > 1, or exit 5) is run once more,
-# as the pair above.
+# p99 was 46-73 us against half the tolerance, 204.8 us, in 15 runs, but
+# a VM stall during the 100 ms trial can push it over (two fresh-clone
+# suites picked 2, twice in a row once). What auto must do is follow its
+# rule: the first N whose trial kept p99 within half the tolerance. So
+# the trials are read back (printed without --quiet): N = 1, or the
+# trial at 1 measured the host behind. A run that did not pick 1 is run
+# once more, to see 1 when the VM lets it.
 light_auto() {
-	light_run "$TMP/auto1.json" --set traffic.measure_ms=100 \
-		--set run.time_scale=auto >/dev/null 2>&1
+	# shellcheck disable=SC2046
+	"$DFEMU" --config configs/reference.ini $(rates 0.01) \
+		--set traffic.load=0.05 --set traffic.warmup_ms=20 \
+		--set traffic.measure_ms=100 --set run.time_scale=auto \
+		--json "$TMP/auto1.json" >"$TMP/auto1.out" 2>&1
 	ra=$?
 	na=$(field "$TMP/auto1.json" 'r["time_scale"], r["time_scale_auto"]')
-	echo "# light, auto: exit $ra, time scale and auto: $na, lateness $(field "$TMP/auto1.json" 'r["lateness_ns"]["p99"]') ns"
+	# the trial at N = 1: "time scale 1: lateness p99 X ns (half the
+	# tolerance: Y)"
+	t1=$(sed -n 's/.*time scale 1: lateness p99 \([0-9]*\) ns (half the tolerance: \([0-9]*\)).*/\1 \2/p' \
+		"$TMP/auto1.out" | head -1)
+	echo "# light, auto: exit $ra, time scale and auto: $na, trial at 1 (p99, half the tolerance): ${t1:-none}, lateness $(field "$TMP/auto1.json" 'r["lateness_ns"]["p99"]') ns"
 }
 light_auto
 [ $ra -eq 0 ] && [ "$na" = "1 True" ] || light_auto
-[ $ra -eq 0 ] && [ "$na" = "1 True" ]
-ok $? "time_scale = auto on a light run: 1 (in at most two tries)"
+p99=${t1% *}
+half=${t1#* }
+[ $ra -eq 0 ] && [ -n "$t1" ] &&
+	{ [ "$na" = "1 True" ] || [ "$p99" -gt "$half" ]; }
+ok $? "time_scale = auto on a light run: 1, or more only when its trial at 1 measured the host behind"
 
 if [ "${2:-}" != san ]; then
 	# val N NAME [ARGS...]: VAL, ADV+1, load 0.6, stop after the
