@@ -66,7 +66,7 @@ static inline int dp_router_busy(const struct dp_router *r)
 {
 	uint64_t q = 0;
 
-	for (uint32_t w = 0; w < r->nqw; w++)
+	for (uint32_t w = 0; w < DP_QWORDS; w++)
 		q |= r->qmask[w];
 	return (q | r->dq_ports | r->oq_ports | r->always) != 0;
 }
