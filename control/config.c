@@ -1146,6 +1146,13 @@ uint64_t df_config_lateness_auto(const struct df_config *c)
 }
 
 /* Key i's value in cfg as it would be written in the file (config.h). */
+/* A number outside its key's range is a default that means "not set"
+ * (2); one inside is a value (1). */
+static int set_or_not(const struct key_def *k, double v)
+{
+	return v < k->min || v > k->max ? 2 : 1;
+}
+
 int df_config_value(const struct df_config *cfg, size_t i, const char **sec,
 		    const char **name, char *buf, size_t n)
 {
@@ -1192,30 +1199,24 @@ int df_config_value(const struct df_config *cfg, size_t i, const char **sec,
 		return 1;
 	case K_U32:
 		snprintf(buf, n, "%u", *(const uint32_t *)v);
-		/* below the allowed range: not set (another key's or the
+		/* outside the allowed range: not set (another key's or the
 		 * plan's value applies) */
-		return *(const uint32_t *)v < k->min ? 2 : 1;
+		return set_or_not(k, *(const uint32_t *)v);
 	default:
 		snprintf(buf, n, "%llu",
 			 (unsigned long long)*(const uint64_t *)v);
-		return *(const uint64_t *)v < k->min ? 2 : 1;
+		return set_or_not(k, (double)*(const uint64_t *)v);
 	}
 }
 
-void df_config_print_keys(void *file)
+int df_config_key_doc(size_t i, const char **sec, const char **name,
+		      const char **help, char *allowed, size_t n)
 {
-	FILE *f = file;
-	const char *sec = "";
-
-	for (size_t i = 0; i < NKEYS; i++) {
-		char allowed[256];
-
-		if (strcmp(sec, keys[i].section)) {
-			sec = keys[i].section;
-			fprintf(f, "  [%s]\n", sec);
-		}
-		allowed_of(&keys[i], allowed, sizeof(allowed));
-		fprintf(f, "    %-26s %s; %s\n", keys[i].name, keys[i].help,
-			allowed);
-	}
+	if (i >= NKEYS)
+		return -1;
+	*sec = keys[i].section;
+	*name = keys[i].name;
+	*help = keys[i].help;
+	allowed_of(&keys[i], allowed, n);
+	return 0;
 }

@@ -300,13 +300,24 @@ uint64_t df_config_lateness_auto(const struct df_config *cfg);
 
 /* Key i (0, 1, ... in the order of --help) of cfg: its section, name
  * and value as the file would say it, in buf. Returns 1 when the value
- * is a number, 0 when it is text, 2 when it is not set (below the key's
+ * is a number, 0 when it is text, 2 when it is not set (outside the key's
  * range: another key, the algorithm or the plan decides), -1 past the
  * last key. */
 int df_config_value(const struct df_config *cfg, size_t i, const char **sec,
 		    const char **name, char *buf, size_t n);
 
-/* Print the accepted keys with defaults (for --help). */
+/* Key i (0, 1, ... in the order of --help) as documented: its section,
+ * name, meaning and what it allows (in allowed). -1 past the last key. */
+int df_config_key_doc(size_t i, const char **sec, const char **name,
+		      const char **help, char *allowed, size_t n);
+
+/* The accepted keys, then the keys named by pattern ([partition]'s iN,
+ * [terminals]' tN...), each with its meaning and what it allows, as
+ * --help prints them (config_doc.c). */
 void df_config_print_keys(void *file);
+
+/* The same as a markdown page, each key with its default: docs/config.md
+ * is this output (dfemu --help-config=markdown). */
+void df_config_print_keys_md(void *file);
 
 #endif

@@ -53,8 +53,9 @@ static void usage(FILE *f, const char *prog)
 		"throughput, latency, hops and the packet/credit "
 		"accounting.\n\n"
 		"Options:\n"
-		"  -c, --config FILE     emulation config (INI, see README and "
-		"configs/)\n"
+		"  -c, --config FILE     emulation config (INI, see "
+		"docs/config.md "
+		"and configs/)\n"
 		"  -s, --set S.K=V       override one config key, e.g. "
 		"--set traffic.load=0.5\n"
 		"                        (repeatable, applied after the file)\n"
@@ -92,6 +93,10 @@ static void usage(FILE *f, const char *prog)
 		"{key: value}}, do\n"
 		"                        not forward\n"
 		"  -h, --help            this text\n"
+		"      --help-config[=markdown]\n"
+		"                        the config keys alone; markdown: as "
+		"a page, each key\n"
+		"                        with its default (docs/config.md)\n"
 		"      --eal ARGS...     everything after it goes to DPDK's "
 		"EAL. Without EAL\n"
 		"                        arguments dfemu picks: --no-pci, "
@@ -103,34 +108,6 @@ static void usage(FILE *f, const char *prog)
 		"Config keys ([section] key: meaning; allowed):\n",
 		prog, prog, prog, prog, prog);
 	df_config_print_keys(f);
-	fprintf(f,
-		"  [partition], per instance N and peer M (0..%d):\n"
-		"    %-26s the groups instance N hosts; G or A-B\n"
-		"    %-26s the DPDK port from instance N to M; a vdev "
-		"string (net_memif,\n"
-		"    %-26s net_af_packet, net_tap, net_pcap, net_ring) or "
-		"a PCI address\n"
-		"    %-26s (DDDD:BB:DD.F or BB:DD.F, then ,devargs)\n",
-		DF_MAX_INST - 1, "iN", "iN.peerM", "", "");
-	fprintf(f,
-		"  [terminals], per terminal N (or range A-B):\n"
-		"    %-26s bind terminal N to a DPDK port instead of the "
-		"built-in\n"
-		"    %-26s generator: a vdev string (net_memif, "
-		"net_af_packet, net_tap,\n"
-		"    %-26s net_pcap, net_ring, net_null); in a range, {t} "
-		"stands for the\n"
-		"    %-26s terminal number, e.g. tA-B = "
-		"net_memif{t},role=server,socket=\n"
-		"    %-26s /run/dfemu/t{t}.sock (each terminal its own "
-		"device)\n"
-		"    %-26s terminal N's MAC (default 02:df:GG:GG:RR:PP: its "
-		"group, router in\n"
-		"    %-26s the group and port, in hex)\n"
-		"    %-26s terminal N's IPv4 (default 10.G.R.P+1, the same "
-		"in decimal);\n"
-		"    %-26s --print-addresses lists every terminal's\n",
-		"tN, tA-B", "", "", "", "", "tN.mac", "", "tN.ip", "");
 	fprintf(f, "\nExit status: 0 run complete and every packet and "
 		   "credit accounted for;\n1 accounting failed (not drained, "
 		   "credits lost, packets lost or duplicated);\n2 bad "
@@ -140,6 +117,24 @@ static void usage(FILE *f, const char *prog)
 		   "keep real time (lateness p99 above\n[run] "
 		   "lateness_tolerance_ns): the figures are partly the "
 		   "host's.\n");
+}
+
+/* --help-config[=text|markdown]: the key table alone */
+static int help_config(const char *format)
+{
+	if (format == NULL || !strcmp(format, "text")) {
+		printf("Config keys ([section] key: meaning; allowed):\n");
+		df_config_print_keys(stdout);
+		return 0;
+	}
+	if (!strcmp(format, "markdown")) {
+		df_config_print_keys_md(stdout);
+		return 0;
+	}
+	fprintf(stderr,
+		"dfemu: --help-config=%s: allowed are text and markdown\n",
+		format);
+	return -1;
 }
 
 static int parse_app(int argc, char **argv, struct app_args *a)
@@ -158,6 +153,7 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 		{"print-addresses", no_argument, NULL, 'a'},
 		{"print-config", no_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
+		{"help-config", optional_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -221,6 +217,9 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 			usage(stdout, argv[0]);
 			a->help = 1;
 			return 0;
+		case 'H':
+			a->help = 1;
+			return help_config(optarg);
 		default:
 			fprintf(stderr, "Try '%s --help'.\n", argv[0]);
 			return -1;

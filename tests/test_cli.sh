@@ -47,6 +47,22 @@ for w in --config --set --json --check --eal --print-config topology \
 	has "$TMP/out" "$w" "--help"
 done
 
+# docs/config.md is the key table as the binary prints it
+run --help-config=markdown
+expect_rc 0 "--help-config=markdown"
+diff -u docs/config.md "$TMP/out" >"$TMP/diff"
+r=$?
+ok $r "docs/config.md equals --help-config=markdown (regenerate: dfemu --help-config=markdown >docs/config.md)"
+[ $r -eq 0 ] && grep -q '^| `algorithm` | min | ' "$TMP/out"
+ok $? "docs/config.md: routing.algorithm's row, default min"
+[ $r -eq 0 ] || sed 's/^/#   /' "$TMP/diff" | head -20
+run --help-config
+expect_rc 0 "--help-config"
+has "$TMP/out" "tN.mac" "--help-config"
+run --help-config=html
+expect_rc 2 "--help-config=html"
+has "$TMP/err" "allowed are text and markdown" "--help-config=html: stderr"
+
 # argument errors
 run
 expect_rc 2 "no arguments"
