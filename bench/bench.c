@@ -218,10 +218,7 @@ static int measure(const char *alg, int fb, const struct net *net,
 /* Does algorithm a route on the bench's topology? */
 static int alg_on(int a, int fb)
 {
-	if (fb)
-		return a == DF_ALG_MIN || a == DF_ALG_VAL ||
-		       df_alg_flatfly_only(a);
-	return !df_alg_flatfly_only(a);
+	return fb ? df_alg_on_flatfly(a) : df_alg_on_dragonfly(a);
 }
 
 unsigned bench_workers = 1;

@@ -47,11 +47,9 @@ struct key_def {
 
 static const char *const arr_names[] = {
 	"relative", "absolute", "circulant", "helix", "nautilus", "file", NULL};
-static const char *const alg_names[] = {
-	"min",	     "val",	   "ugal-l",	"ugal-g",
-	"ugal-l-vc", "ugal-l-vch", "ugal-l-cr", "par",
-	"ofar",	     "vc-ordered", "shortest",	"min-ad",
-	"ugal",	     "ugal-s",	   "clos-ad",	NULL};
+#define DF_ALG_NAME(id, name, ...) name,
+static const char *const alg_names[] = {DF_ALGORITHMS(DF_ALG_NAME) NULL};
+#undef DF_ALG_NAME
 static const char *const ring_names[] = {"uni", "bi", NULL};
 static const char *const mode_names[] = {"steady", "batch", "all-to-all", NULL};
 static const char *const finish_names[] = {"keep", "stop", NULL};
@@ -833,9 +831,15 @@ static int apply_set(struct df_config *cfg, const char *set, char *err,
 
 #define AT(sec, key) df_config_origin(c, sec, key)
 
-#define FB_ALGS                                                             \
-	"min (dimension order), min-ad, val (random intermediate router), " \
-	"ugal, ugal-s, clos-ad"
+/* VCs per link of hop-indexed paths ([FB] §3.1) on an n-flat: one per
+ * hop, n-1 hops minimal, twice that with a Valiant phase; 0 for the
+ * others */
+static uint32_t hop_vcs(enum df_path_kind p, uint32_t n)
+{
+	return p == DF_PATHS_HOPS_MIN	? n - 1
+	       : p == DF_PATHS_HOPS_VAL ? 2 * (n - 1)
+					: 0;
+}
 
 static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 {
@@ -855,20 +859,21 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 			AT("topology", "k"), c->k, c->n, radix, DF_MAX_RADIX);
 		return -1;
 	}
-	if (c->algorithm != DF_ALG_MIN && c->algorithm != DF_ALG_VAL &&
-	    !df_alg_flatfly_only(c->algorithm)) {
+	if (!df_alg_on_flatfly(c->algorithm)) {
+		char names[256];
+
+		df_alg_names(names, sizeof(names), 1, 0);
 		fmt_err(err, n,
 			"%s: [routing] algorithm = %s is a dragonfly "
 			"algorithm; on a flattened butterfly allowed ([FB] "
-			"§3.1): " FB_ALGS,
-			AT("routing", "algorithm"), alg_names[c->algorithm]);
+			"§3.1): %s",
+			AT("routing", "algorithm"), alg_names[c->algorithm],
+			names);
 		return -1;
 	}
 	/* hop-indexed VCs (vcplan.c): n-1 for MIN AD, 2(n-1) with a
 	 * Valiant phase */
-	vcs = c->algorithm == DF_ALG_MIN_AD	  ? c->n - 1
-	      : df_alg_flatfly_only(c->algorithm) ? 2 * (c->n - 1)
-						  : 0;
+	vcs = hop_vcs(df_alg_info(c->algorithm)->paths, c->n);
 	if (vcs > DF_MAX_VC) {
 		fmt_err(err, n,
 			"%s: [routing] algorithm = %s on a %u-ary %u-flat "
@@ -876,8 +881,7 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 			"most %d: use n <= %u, or min / val (%s VCs)",
 			AT("routing", "algorithm"), alg_names[c->algorithm],
 			c->k, c->n, vcs, DF_MAX_VC,
-			c->algorithm == DF_ALG_MIN_AD ? DF_MAX_VC + 1
-						      : DF_MAX_VC / 2 + 1,
+			vcs == c->n - 1 ? DF_MAX_VC + 1 : DF_MAX_VC / 2 + 1,
 			"1 and 2");
 		return -1;
 	}
@@ -944,14 +948,16 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 			return -1;
 		goto traffic;
 	}
-	if (df_alg_flatfly_only(c->algorithm)) {
+	if (!df_alg_on_dragonfly(c->algorithm)) {
+		char names[256];
+
+		df_alg_names(names, sizeof(names), 0, 1);
 		fmt_err(err, n,
 			"%s: [routing] algorithm = %s is a flattened-butterfly "
 			"algorithm ([FB] §3.1; [topology] type = flatfly); on "
-			"a dragonfly the adaptive ones are ugal-l, ugal-g, "
-			"ugal-l-vc, ugal-l-vch, ugal-l-cr, par, vc-ordered, "
-			"ofar",
-			AT("routing", "algorithm"), alg_names[c->algorithm]);
+			"a dragonfly the adaptive ones are %s",
+			AT("routing", "algorithm"), alg_names[c->algorithm],
+			names);
 		return -1;
 	}
 	if (c->g < 2 || c->g > gmax) {
@@ -1008,7 +1014,7 @@ int df_config_validate(const struct df_config *c, char *err, size_t n)
 				: AT("links", "global_vcs"));
 		return -1;
 	}
-	if (c->vcs_plus >= 0 && c->vcs_plus != (c->algorithm == DF_ALG_OFAR)) {
+	if (c->vcs_plus >= 0 && c->vcs_plus != df_alg_escape(c->algorithm)) {
 		fmt_err(err, n,
 			"%s: [links] vcs = %u/%u%s does not fit [routing] "
 			"algorithm = %s (%s): %s",

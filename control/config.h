@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "algorithms.h"
+
 /* Link classes: index into link parameter arrays and VC plans. */
 enum df_link_class {
 	DF_LINK_TERMINAL = 0,
@@ -27,26 +29,6 @@ enum df_arrangement {
 	DF_ARR_FILE = 5,      /* file:PATH, an explicit link list */
 };
 
-enum df_algorithm {
-	DF_ALG_MIN = 0,
-	DF_ALG_VAL = 1,
-	DF_ALG_UGAL_L = 2,     /* [DF] §4.2, local port queues */
-	DF_ALG_UGAL_G = 3,     /* [DF] §4.2, the group's global queues */
-	DF_ALG_UGAL_L_VC = 4,  /* [DF] §4.3.1, per-VC queues */
-	DF_ALG_UGAL_L_VCH = 5, /* [DF] §4.3.1, hybrid port/VC */
-	DF_ALG_UGAL_L_CR = 6,  /* [DF] §4.3.2, VCH + delayed credits */
-	DF_ALG_PAR = 7,	       /* UGAL-L re-decided in the source group */
-	DF_ALG_OFAR = 8,       /* [OC]: in-transit adaptive, escape ring */
-	DF_ALG_VC_ORDERED =
-		9,	      /* [OC]'s PB baseline: UGAL-L + congestion flag */
-	DF_ALG_SHORTEST = 10, /* [SP] §I: true shortest paths, VAL's VCs */
-	/* flattened butterfly only ([FB] §3.1) */
-	DF_ALG_MIN_AD = 11,  /* productive channel with the shortest queue */
-	DF_ALG_UGAL = 12,    /* MIN AD or VAL at the source, greedy */
-	DF_ALG_UGAL_S = 13,  /* the same, sequential allocator */
-	DF_ALG_CLOS_AD = 14, /* UGAL-S, intermediate chosen hop by hop */
-	DF_ALG_COUNT,
-};
 
 enum df_pattern {
 	DF_PAT_UNIFORM = 0,
@@ -247,18 +229,6 @@ struct df_config {
 	uint32_t watchdog_ms; /* a VC head still this long: stuck (0 = off) */
 	uint32_t tsc_calibrate_ms;
 };
-
-/* Does the algorithm route through intermediate groups (VAL paths)? */
-static inline int df_alg_nonminimal(enum df_algorithm a)
-{
-	return a != DF_ALG_MIN && a != DF_ALG_OFAR && a != DF_ALG_MIN_AD;
-}
-
-/* The adaptive algorithms of [FB] §3.1, for flattened butterflies only. */
-static inline int df_alg_flatfly_only(enum df_algorithm a)
-{
-	return a >= DF_ALG_MIN_AD && a <= DF_ALG_CLOS_AD;
-}
 
 /* Names for reports and messages. */
 const char *df_arrangement_name(enum df_arrangement a);

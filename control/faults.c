@@ -17,28 +17,14 @@ const char *df_faults_unsupported(const struct df_config *cfg)
 	if (cfg->type == DF_TOPO_FLATFLY)
 		return "link failures are emulated on dragonflies only; a "
 		       "flattened butterfly routes on its full wiring";
-	switch (cfg->algorithm) {
-	case DF_ALG_SHORTEST:
-		return "shortest's intermediate groups are computed once, "
-		       "for the full wiring";
-	case DF_ALG_PAR:
-		return "par decides again in transit, which the check of a "
-		       "table change does not follow yet";
-	default:
-		return NULL;
-	}
+	return df_alg_info(cfg->algorithm)->no_faults;
 }
-
-static const char ofar_no_drain[] =
-	"ofar misroutes through any router and its escape ring passes "
-	"through every router, so none can be drained (link failures are "
-	"possible)";
 
 const char *df_faults_drain_unsupported(const struct df_config *cfg)
 {
 	const char *no = df_faults_unsupported(cfg);
 
-	return no == NULL && cfg->algorithm == DF_ALG_OFAR ? ofar_no_drain : no;
+	return no != NULL ? no : df_alg_info(cfg->algorithm)->no_drain;
 }
 
 static int copy_tables(struct df_tables *dst, const struct df_tables *src)
@@ -430,7 +416,7 @@ static int add_version(struct df_faults *f, const struct df_tables *tb,
 	const struct df_fault_hop *h = f->hops;
 	int rc = -1;
 
-	if (f->alg == DF_ALG_OFAR) {
+	if (df_alg_escape(f->alg)) {
 		/* OFAR uses its canonical VCs fully adaptively, in no
 		 * order ([OC] §III): its deadlock freedom is the escape
 		 * ring's (bubble flow control, §III-A), rebuilt over the
@@ -576,12 +562,12 @@ int df_faults_set(struct df_faults *f, uint32_t r, uint32_t port, int down,
 		/* OFAR: an escape ring over the links up, or the change is
 		 * refused: without one OFAR is not deadlock-free */
 		int ring_ok =
-			f->alg != DF_ALG_OFAR ||
+			!df_alg_escape(f->alg) ||
 			(ring != NULL &&
 			 df_ring_build_up(ring, t, f->down, err, errlen) == 0);
 		if (ring_ok && add_version(f, out, err, errlen) == 0)
 			return 0;
-		if (ring_ok && f->alg == DF_ALG_OFAR)
+		if (ring_ok && df_alg_escape(f->alg))
 			df_ring_free(ring);
 		df_tables_free(out);
 	}
@@ -699,8 +685,8 @@ int df_faults_drain(struct df_faults *f, uint32_t r, int drain,
 {
 	uint8_t was;
 
-	if (f->alg == DF_ALG_OFAR) {
-		snprintf(err, errlen, "%s", ofar_no_drain);
+	if (df_alg_info(f->alg)->no_drain != NULL) {
+		snprintf(err, errlen, "%s", df_alg_info(f->alg)->no_drain);
 		return -1;
 	}
 	if (r >= f->topo->nrouters) {
@@ -731,7 +717,7 @@ int df_faults_lose(struct df_faults *f, uint32_t lo, uint32_t hi,
 	size_t np = (size_t)t->nrouters * t->nports;
 	uint8_t *was = malloc(np);
 
-	if (f->alg == DF_ALG_OFAR) {
+	if (df_alg_escape(f->alg)) {
 		snprintf(err, errlen,
 			 "OFAR cannot go on without an instance: its escape "
 			 "ring must pass every router ([OC] §III-A)");

@@ -151,7 +151,13 @@ static int fb_val_path(struct walk *w, uint32_t s, uint32_t x, uint32_t d)
 	return 0;
 }
 
-static int fb_adaptive_paths(struct walk *w, enum df_algorithm alg, char *err,
+/* [FB] §3.1's adaptive algorithms: VCs indexed by the hop */
+static int hop_paths(enum df_path_kind p)
+{
+	return p == DF_PATHS_HOPS_MIN || p == DF_PATHS_HOPS_VAL;
+}
+
+static int fb_adaptive_paths(struct walk *w, enum df_path_kind paths, char *err,
 			     size_t errlen)
 {
 	const struct df_tables *tb = w->tb;
@@ -160,7 +166,7 @@ static int fb_adaptive_paths(struct walk *w, enum df_algorithm alg, char *err,
 		for (uint32_t d = 0; d < tb->nrouters; d++) {
 			w->routers[0] = s;
 			fb_min_paths(w, 0, d);
-			if (alg == DF_ALG_MIN_AD)
+			if (paths == DF_PATHS_HOPS_MIN)
 				continue;
 			for (uint32_t x = 0; x < tb->nrouters; x++)
 				if (x != s && x != d &&
@@ -185,13 +191,14 @@ static int for_each_path(const struct df_tables *tb, enum df_algorithm alg,
 			 char *err, size_t errlen)
 {
 	struct walk w = {.tb = tb, .fn = fn, .arg = arg, .info = info};
+	enum df_path_kind paths = df_alg_info(alg)->paths;
 	int nonmin = df_alg_nonminimal(alg);
 	/* VAL's intermediate: a group, or in a flattened butterfly a
 	 * router ([FB] §3.1) */
 	uint32_t ninter = tb->flatfly ? tb->nrouters : tb->g;
 
-	if (df_alg_flatfly_only(alg))
-		return fb_adaptive_paths(&w, alg, err, errlen);
+	if (hop_paths(paths))
+		return fb_adaptive_paths(&w, paths, err, errlen);
 
 	for (uint32_t s = 0; s < tb->nrouters; s++)
 		for (uint32_t d = 0; d < tb->nrouters; d++) {
@@ -205,7 +212,7 @@ static int for_each_path(const struct df_tables *tb, enum df_algorithm alg,
 					      err, errlen))
 					return -1;
 			}
-			if (alg == DF_ALG_PAR &&
+			if (paths == DF_PATHS_PAR &&
 			    par_paths(&w, s, d, err, errlen))
 				return -1;
 		}
@@ -453,8 +460,9 @@ static int fb_adaptive_plan(struct df_tables *tb, const struct df_config *cfg,
 			    struct df_vcplan_info *info, char *err,
 			    size_t errlen)
 {
-	uint32_t need =
-		cfg->algorithm == DF_ALG_MIN_AD ? tb->ndim : 2 * tb->ndim;
+	uint32_t need = df_alg_info(cfg->algorithm)->paths == DF_PATHS_HOPS_MIN
+				? tb->ndim
+				: 2 * tb->ndim;
 
 	memset(tb->vc_map, 0, sizeof(tb->vc_map));
 	memset(tb->phase_used, 0, sizeof(tb->phase_used));
@@ -484,22 +492,23 @@ int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
 		    struct df_vcplan_info *info, char *err, size_t errlen)
 {
 	struct used u = {.tb = tb};
+	enum df_path_kind paths = df_alg_info(cfg->algorithm)->paths;
 	static const char *const phase_name[] = {
 		"provisional minimal in source group", "to intermediate group",
 		"to destination group", "in destination group"};
 
 	tb->esc = 0;
-	if (cfg->algorithm == DF_ALG_OFAR)
+	if (paths == DF_PATHS_ESCAPE)
 		return ofar_plan(tb, cfg, info, err, errlen);
-	if (df_alg_flatfly_only(cfg->algorithm) != tb->flatfly &&
-	    cfg->algorithm != DF_ALG_MIN && cfg->algorithm != DF_ALG_VAL) {
+	if (!(tb->flatfly ? df_alg_on_flatfly(cfg->algorithm)
+			  : df_alg_on_dragonfly(cfg->algorithm))) {
 		snprintf(err, errlen,
 			 "[routing] algorithm = %s does not route on a %s",
 			 df_algorithm_name(cfg->algorithm),
 			 tb->flatfly ? "flattened butterfly" : "dragonfly");
 		return -1;
 	}
-	if (df_alg_flatfly_only(cfg->algorithm))
+	if (hop_paths(paths))
 		return fb_adaptive_plan(tb, cfg, info, err, errlen);
 	/* Identity map first: the VC of each hop is then its phase. */
 	for (int c = 0; c < DF_LINK_NCLASS; c++)

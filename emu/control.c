@@ -747,7 +747,7 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 		  : pl->cfg.instance == 0 ? ROLE_LEADER
 					  : ROLE_FOLLOWER;
 	if (c->why_not == NULL && c->role != ROLE_ALONE &&
-	    pl->cfg.algorithm == DF_ALG_OFAR)
+	    df_alg_escape(pl->cfg.algorithm))
 		c->why_not = "OFAR's escape ring is not laid again across "
 			     "instances yet";
 	c->peers_settled = 1;

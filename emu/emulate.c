@@ -765,11 +765,9 @@ static void init_run(struct emu *e)
 	double slot = term_bw > 0 ? c->packet_bytes * 8.0 / term_bw : 0;
 
 	run->tb = &e->pl->tb;
-	run->eng = c->type == DF_TOPO_FLATFLY
-			   ? dp_fb_routing_engine(c->algorithm)
-			   : dp_routing_engine(c->algorithm);
+	run->eng = dp_routing_engine(c->algorithm, c->type == DF_TOPO_FLATFLY);
 	run->ugal_bias = c->ugal_bias;
-	run->credit_delay = c->algorithm == DF_ALG_UGAL_L_CR;
+	run->credit_delay = df_alg_info(c->algorithm)->credit_delay;
 	if (e->pl->tb.esc) {
 		run->ring = &e->pl->ring;
 		run->ring_bi = c->ring == DF_RING_BI;
@@ -1866,7 +1864,8 @@ uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 			continue;
 		/* its input queues, output queues, and the link it sends
 		 * on */
-		b += vcq * (pl->cfg.algorithm == DF_ALG_UGAL_L_CR ? 4 : 1);
+		b += vcq *
+		     (df_alg_info(pl->cfg.algorithm)->credit_delay ? 4 : 1);
 		if (pl->cfg.output_buffer_flits)
 			b += (uint64_t)nvc *
 			     rte_align32pow2(pl->cfg.output_buffer_flits) *

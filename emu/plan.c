@@ -55,7 +55,7 @@ int df_plan_build(struct df_plan *pl, const struct df_config *cfg,
 		goto fail;
 	if (df_tables_build(&pl->tb, &pl->topo, err, errlen))
 		goto fail;
-	if (cfg->algorithm == DF_ALG_SHORTEST &&
+	if (df_alg_info(cfg->algorithm)->shortest_tables &&
 	    df_tables_shortest(&pl->tb, &pl->topo, err, errlen))
 		goto fail;
 	if (df_vcplan_build(&pl->tb, cfg, &pl->vci, err, errlen))
@@ -248,7 +248,7 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 		df_algorithm_name(c->algorithm),
 		(unsigned long long)pl->vci.paths, pl->vci.max_hops,
 		pl->vci.max_global);
-	if (c->algorithm == DF_ALG_SHORTEST)
+	if (df_alg_info(c->algorithm)->shortest_tables)
 		fprintf(f,
 			"  shortest     %llu of %llu router pairs take a short "
 			"Valiant path (gg, ggl, lgg, glg), the rest their HM "
@@ -265,7 +265,8 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 		}
 		if (df_alg_flatfly_only(c->algorithm)) {
 			fprintf(f, " %s\n",
-				c->algorithm == DF_ALG_MIN_AD
+				df_alg_info(c->algorithm)->paths ==
+						DF_PATHS_HOPS_MIN
 					? "vc = n-1 - hops remaining"
 					: "minimal: vc = n-1 - hops remaining; "
 					  "via an intermediate: vc = hops "

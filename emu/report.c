@@ -450,9 +450,9 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->decisions_nonmin);
 	if (r->router_injected)
 		print_fairness(f, pl, r);
-	if (c->algorithm == DF_ALG_OFAR)
+	if (df_alg_escape(c->algorithm))
 		print_ofar(f, r);
-	if (c->algorithm == DF_ALG_PAR)
+	if (df_alg_info(c->algorithm)->paths == DF_PATHS_PAR)
 		fprintf(f,
 			"  %-22s %llu decisions taken again in the source "
 			"group, %llu switched to non-minimal\n",

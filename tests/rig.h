@@ -75,8 +75,7 @@ static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 		ro->group = r / g->topo.a;
 		ro->nports = g->topo.nports;
 		ro->lc = g->lc;
-		ro->eng = g->tb.flatfly ? dp_fb_routing_engine(alg)
-					: dp_routing_engine(alg);
+		ro->eng = dp_routing_engine(alg, g->tb.flatfly);
 		for (uint32_t k = 0; k < g->topo.nports; k++) {
 			struct dp_port *p = &ro->port[k];
 			int esc = g->tb.esc && (k == g->ring.next[r] ||

@@ -358,8 +358,32 @@ static void test_clos_ad(void)
 	rig_free(&g);
 }
 
+/* The one list of algorithms (control/algorithms.h): each has an engine
+ * on the topologies the control plane says it runs on, and on no other,
+ * and the config knows it by its name. */
+static void test_engine_table(void)
+{
+	for (int a = 0; a < DF_ALG_COUNT; a++) {
+		const char *name = df_algorithm_name(a);
+		int df = df_alg_on_dragonfly(a), fb = df_alg_on_flatfly(a);
+
+		CHECK(name != NULL && !strcmp(name, df_alg_info(a)->name),
+		      "algorithm %d: its name, %s", a, name);
+		CHECK(df || fb, "%s runs on some topology", name);
+		CHECK((dp_routing_engine(a, 0) != NULL) == df &&
+			      (dp_routing_engine(a, 1) != NULL) == fb,
+		      "%s: engines on a dragonfly %d, a flattened butterfly %d",
+		      name, df, fb);
+	}
+	CHECK(dp_routing_engine(DF_ALG_VAL, 1) == &dp_fb_val_engine &&
+		      dp_routing_engine(DF_ALG_VAL, 0) == &dp_val_engine,
+	      "val: [FB]'s engine on a flattened butterfly, [DF]'s on a "
+	      "dragonfly");
+}
+
 int main(void)
 {
+	test_engine_table();
 	test_plans();
 	test_min_ad();
 	test_ugal();

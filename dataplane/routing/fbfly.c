@@ -61,7 +61,6 @@ static void fb_val_decide(struct dp_router *r, struct dp_pkt *pk)
 }
 
 const struct dp_routing_engine dp_fb_val_engine = {
-	.name = "val (flattened butterfly)",
 	.decide = fb_val_decide,
 	.route = dp_table_route,
 };
@@ -337,36 +336,15 @@ static void clos_ad_decide(struct dp_router *r, struct dp_pkt *pk)
 }
 
 /* decide routes too (at_head); route has nothing left to do */
-#define FB_ENGINE(var, nm, fn, is_greedy)      \
+#define FB_ENGINE(var, fn, is_greedy)          \
 	const struct dp_routing_engine var = { \
-		.name = nm,                    \
 		.decide = fn,                  \
 		.route = fb_routed,            \
 		.at_head = 1,                  \
 		.greedy = is_greedy,           \
 	}
 
-FB_ENGINE(dp_fb_min_ad_engine, "min-ad", min_ad_decide, 1);
-FB_ENGINE(dp_fb_ugal_engine, "ugal", ugal_decide, 1);
-FB_ENGINE(dp_fb_ugal_s_engine, "ugal-s", ugal_s_decide, 0);
-FB_ENGINE(dp_fb_clos_ad_engine, "clos-ad", clos_ad_decide, 0);
-
-const struct dp_routing_engine *dp_fb_routing_engine(enum df_algorithm alg)
-{
-	switch (alg) {
-	case DF_ALG_MIN:
-		return &dp_min_engine;
-	case DF_ALG_VAL:
-		return &dp_fb_val_engine;
-	case DF_ALG_MIN_AD:
-		return &dp_fb_min_ad_engine;
-	case DF_ALG_UGAL:
-		return &dp_fb_ugal_engine;
-	case DF_ALG_UGAL_S:
-		return &dp_fb_ugal_s_engine;
-	case DF_ALG_CLOS_AD:
-		return &dp_fb_clos_ad_engine;
-	default:
-		return NULL;
-	}
-}
+FB_ENGINE(dp_fb_min_ad_engine, min_ad_decide, 1);
+FB_ENGINE(dp_fb_ugal_engine, ugal_decide, 1);
+FB_ENGINE(dp_fb_ugal_s_engine, ugal_s_decide, 0);
+FB_ENGINE(dp_fb_clos_ad_engine, clos_ad_decide, 0);

@@ -13,7 +13,6 @@ static void min_decide(struct dp_router *r, struct dp_pkt *pk)
 }
 
 const struct dp_routing_engine dp_min_engine = {
-	.name = "min",
 	.decide = min_decide,
 	.route = dp_table_route,
 };

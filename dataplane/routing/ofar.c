@@ -313,7 +313,6 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 }
 
 const struct dp_routing_engine dp_ofar_engine = {
-	.name = "ofar",
 	.select = ofar_select,
 	.at_head = 1,
 };

@@ -37,7 +37,6 @@ static void par_decide(struct dp_router *r, struct dp_pkt *pk)
 }
 
 const struct dp_routing_engine dp_par_engine = {
-	.name = "par",
 	.decide = par_decide,
 	.route = dp_table_route,
 };

@@ -11,8 +11,9 @@
 
 struct dp_router;
 
+/* An algorithm's hooks; its name and what it needs of the control plane
+ * are its line in control/algorithms.h. */
 struct dp_routing_engine {
-	const char *name;
 	/* Path class and intermediate group ([DF] §4.1-4.2), for the packet
 	 * at the head of its queue: at the source router, once per packet,
 	 * and again at each router a packet reaches on a provisional minimal
@@ -38,26 +39,18 @@ struct dp_routing_engine {
 	uint8_t greedy;
 };
 
-extern const struct dp_routing_engine dp_min_engine;
-extern const struct dp_routing_engine dp_val_engine;
-extern const struct dp_routing_engine dp_ugal_l_engine;
-extern const struct dp_routing_engine dp_ugal_g_engine;
-extern const struct dp_routing_engine dp_ugal_l_vc_engine;
-extern const struct dp_routing_engine dp_ugal_l_vch_engine;
-extern const struct dp_routing_engine dp_ugal_l_cr_engine;
-extern const struct dp_routing_engine dp_par_engine;
-extern const struct dp_routing_engine dp_ofar_engine;
-extern const struct dp_routing_engine dp_shortest_engine;
-extern const struct dp_routing_engine dp_fb_val_engine;
-extern const struct dp_routing_engine dp_fb_min_ad_engine;
-extern const struct dp_routing_engine dp_fb_ugal_engine;
-extern const struct dp_routing_engine dp_fb_ugal_s_engine;
-extern const struct dp_routing_engine dp_fb_clos_ad_engine;
-extern const struct dp_routing_engine dp_vc_ordered_engine;
+/* Every engine of control/algorithms.h's list, and dp_no_engine, which
+ * stands where an algorithm does not run on a topology (engines.c). */
+#define DP_ENGINE_DECL(id, name, dfe, fbe, ...) \
+	extern const struct dp_routing_engine dfe, fbe;
+DF_ALGORITHMS(DP_ENGINE_DECL)
+#undef DP_ENGINE_DECL
 
-const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg);
-/* The engine of alg on a flattened butterfly (fbfly.c). */
-const struct dp_routing_engine *dp_fb_routing_engine(enum df_algorithm alg);
+/* The engine of algorithm alg on a dragonfly, or (flatfly) on a
+ * flattened butterfly; NULL where it does not run (config.c refuses
+ * that). */
+const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg,
+						  int flatfly);
 
 /* The UGAL decision at router r for intermediate candidate gi (ugal.c);
  * the engines draw gi at random, tests pass it. mode: enum dp_ugal_mode. */

@@ -32,7 +32,6 @@ static void shortest_decide(struct dp_router *r, struct dp_pkt *pk)
 }
 
 const struct dp_routing_engine dp_shortest_engine = {
-	.name = "shortest",
 	.decide = shortest_decide,
 	.route = dp_table_route,
 };

@@ -131,26 +131,25 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 	r->decisions_nonmin++;
 }
 
-#define UGAL_ENGINE(var, nm, mode)                                          \
+#define UGAL_ENGINE(var, mode)                                              \
 	static void var##_decide(struct dp_router *r, struct dp_pkt *pk)    \
 	{                                                                   \
 		dp_ugal_decide(r, pk, dp_rand_group(r->lc, r->lc->run->tb), \
 			       mode);                                       \
 	}                                                                   \
 	const struct dp_routing_engine var = {                              \
-		.name = nm,                                                 \
 		.decide = var##_decide,                                     \
 		.route = dp_table_route,                                    \
 	}
 
-UGAL_ENGINE(dp_ugal_l_engine, "ugal-l", DP_UGAL_PORT);
-UGAL_ENGINE(dp_ugal_g_engine, "ugal-g", DP_UGAL_GLOBAL);
-UGAL_ENGINE(dp_ugal_l_vc_engine, "ugal-l-vc", DP_UGAL_VC);
-UGAL_ENGINE(dp_ugal_l_vch_engine, "ugal-l-vch", DP_UGAL_VCH);
+UGAL_ENGINE(dp_ugal_l_engine, DP_UGAL_PORT);
+UGAL_ENGINE(dp_ugal_g_engine, DP_UGAL_GLOBAL);
+UGAL_ENGINE(dp_ugal_l_vc_engine, DP_UGAL_VC);
+UGAL_ENGINE(dp_ugal_l_vch_engine, DP_UGAL_VCH);
 /* UGAL-L_CR decides as VCH ([DF] fn. 11: "implemented on top of
  * UGAL-L_VCH"); its difference is in the routers' credit return, switched
  * on by dp_run.credit_delay (router.c). */
-UGAL_ENGINE(dp_ugal_l_cr_engine, "ugal-l-cr", DP_UGAL_VCH);
+UGAL_ENGINE(dp_ugal_l_cr_engine, DP_UGAL_VCH);
 /* The VC-ordered baseline of [OC] (PB, "3/2 VCs"): a decision at the
  * source only, VC index rising along the path (the VAL plan, 3 local / 2
  * global VCs), UGAL-L's rule plus PB's congestion flag on the minimal
@@ -161,7 +160,6 @@ static void vc_ordered_decide(struct dp_router *r, struct dp_pkt *pk)
 }
 
 const struct dp_routing_engine dp_vc_ordered_engine = {
-	.name = "vc-ordered",
 	.decide = vc_ordered_decide,
 	.route = pb_route,
 };

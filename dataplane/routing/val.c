@@ -29,7 +29,6 @@ static void val_decide(struct dp_router *r, struct dp_pkt *pk)
 }
 
 const struct dp_routing_engine dp_val_engine = {
-	.name = "val",
 	.decide = val_decide,
 	.route = dp_table_route,
 };
