@@ -68,10 +68,38 @@ static void print_folded(FILE *f, const char *name, const char *text)
 	fprintf(f, "\n");
 }
 
+/* Does pattern key i start its section's list (a heading of its own,
+ * after the section's plain keys)? */
+static int new_pattern_section(size_t i)
+{
+	return i == 0 ||
+	       strcmp(pattern_keys[i - 1].section, pattern_keys[i].section);
+}
+
 static const char *pattern_heading(const char *sec)
 {
 	return !strcmp(sec, "partition") ? "per instance N and peer M"
 					 : "per terminal N (or range A-B)";
+}
+
+/* [routing] algorithm's values: the algorithms' list (algorithms.h) */
+static const char *alg_topologies(enum df_algorithm a)
+{
+	return df_alg_on_dragonfly(a) && df_alg_on_flatfly(a) ? "both"
+	       : df_alg_on_dragonfly(a)			      ? "dragonfly"
+							      : "flatfly";
+}
+
+static void print_algorithms(FILE *f)
+{
+	char text[256];
+
+	fprintf(f, "  [routing] algorithm, on (dragonfly, flatfly or both):\n");
+	for (int a = 0; a < DF_ALG_COUNT; a++) {
+		snprintf(text, sizeof(text), "%s; %s", alg_topologies(a),
+			 df_alg_info(a)->help);
+		print_folded(f, df_alg_info(a)->name, text);
+	}
 }
 
 void df_config_print_keys(void *file)
@@ -91,12 +119,13 @@ void df_config_print_keys(void *file)
 		print_folded(f, name, text);
 	}
 	for (size_t i = 0; i < NPATTERN; i++) {
-		if (strcmp(sec, pattern_keys[i].section)) {
+		if (new_pattern_section(i)) {
 			sec = pattern_keys[i].section;
 			fprintf(f, "  [%s], %s:\n", sec, pattern_heading(sec));
 		}
 		print_folded(f, pattern_keys[i].name, pattern_keys[i].help);
 	}
+	print_algorithms(f);
 }
 
 /* text in a markdown table cell: a '|' would end the cell */
@@ -106,16 +135,19 @@ static void md_cell(FILE *f, const char *text)
 		fprintf(f, *c == '|' ? "\\|" : "%c", *c);
 }
 
-static void md_row(FILE *f, const char *name, const char *def,
-		   const char *allowed, const char *help)
+/* A table row: the name as code, then the cells up to the first NULL */
+static void md_row(FILE *f, const char *name, const char *c1, const char *c2,
+		   const char *c3)
 {
-	fprintf(f, "| `%s` | ", name);
-	md_cell(f, def);
-	fprintf(f, " | ");
-	md_cell(f, allowed);
-	fprintf(f, " | ");
-	md_cell(f, help);
-	fprintf(f, " |\n");
+	const char *cell[] = {c1, c2, c3};
+
+	fprintf(f, "| `%s` |", name);
+	for (int i = 0; i < 3 && cell[i] != NULL; i++) {
+		fprintf(f, " ");
+		md_cell(f, cell[i]);
+		fprintf(f, " |");
+	}
+	fprintf(f, "\n");
 }
 
 void df_config_print_keys_md(void *file)
@@ -158,7 +190,7 @@ void df_config_print_keys_md(void *file)
 		md_row(f, name, value, allowed, help);
 	}
 	for (size_t i = 0; i < NPATTERN; i++) {
-		if (strcmp(sec, pattern_keys[i].section)) {
+		if (new_pattern_section(i)) {
 			sec = pattern_keys[i].section;
 			fprintf(f,
 				"\n## [%s], %s\n\n| key | default | "
@@ -168,4 +200,9 @@ void df_config_print_keys_md(void *file)
 		md_row(f, pattern_keys[i].name, "(not set)", "see meaning",
 		       pattern_keys[i].help);
 	}
+	fprintf(f, "\n## [routing] algorithm's values\n\n| algorithm | runs on "
+		   "| what it does |\n|---|---|---|\n");
+	for (int a = 0; a < DF_ALG_COUNT; a++)
+		md_row(f, df_alg_info(a)->name, alg_topologies(a),
+		       df_alg_info(a)->help, NULL);
 }

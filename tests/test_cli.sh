@@ -157,11 +157,13 @@ import json, re, sys
 c = json.load(open(sys.argv[1]))
 sec, keys = None, []
 for line in open(sys.argv[2]):
-    m = re.match(r"^  \[(\w+)\]$|^    (\S+) ", line)
+    # "  [routing] algorithm, on ...:" and the like head lists of values
+    # or of keys named by pattern (iN.peerM...), not keys
+    m = re.match(r"^  \[(\w+)\](.*)$|^    (\S+) ", line)
     if m and m.group(1):
-        sec = m.group(1)
-    elif m and sec and not re.match(r"[it]N", m.group(2)):  # iN.peerM...
-        keys.append((sec, m.group(2)))
+        sec = m.group(1) if m.group(2) == "" else None
+    elif m and sec:
+        keys.append((sec, m.group(3)))
 heads = re.findall(r"^  \[(\w+)\]$", open(sys.argv[2]).read(), re.M)
 assert len(heads) == len(set(heads)), heads  # a section's keys together
 got = [(s, k) for s in c for k in c[s]]
