@@ -4,7 +4,7 @@
 
 /*
  * [capture]: which directed links of the dragonfly are written to the
- * pcapng file (issue 7). The selector list is comma-separated:
+ * pcapng file. The selector list is comma-separated:
  *   all | none | local | global | terminal    links of a class, or all
  *   gG        every link leaving (out) or entering (in) group G's routers
  *   rR        every link leaving or entering router R

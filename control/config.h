@@ -24,7 +24,7 @@ enum df_arrangement {
 	DF_ARR_RELATIVE = 0,  /* [SP] §III, "palm tree" */
 	DF_ARR_ABSOLUTE = 1,  /* [SP] §IV, "consecutive" */
 	DF_ARR_CIRCULANT = 2, /* [SP] §V, h even */
-	DF_ARR_HELIX = 3,     /* [SP] §VI, repaired (NOTES A.3) */
+	DF_ARR_HELIX = 3,     /* [SP] §VI, repaired (docs/topology.md) */
 	DF_ARR_NAUTILUS = 4,  /* [SP] §VII, procedural */
 	DF_ARR_FILE = 5,      /* file:PATH, an explicit link list */
 };

@@ -6,7 +6,8 @@
 
 #include "partition.h"
 
-/* The PMDs that carry frames between processes or hosts (DPDK-NOTES §5). */
+/* The PMDs that carry frames between processes or hosts (those tried and
+ * found working with DPDK 22.11). */
 static const char *const drivers[] = {"net_memif", "net_af_packet", "net_tap",
 				      "net_pcap",  "net_ring",	    NULL};
 

@@ -3,14 +3,14 @@
 #define DF_PATHS_H
 
 /*
- * Path analysis of a wiring ([SP], issue 8), by enumeration: per switch
+ * Path analysis of a wiring ([SP]), by enumeration: per switch
  * pair the hierarchically minimal (HM) path length, the true shortest
  * distance and the number of shortest paths; per source switch [SP]'s
  * counts of destinations reachable by short Valiant (SV) paths -- the
  * walks gg, ggl, lgg, glg (two global hops, as Valiant's VC budget
  * allows) -- shorter than (delta<) or as long as (delta=) the HM path.
- * NOTES-paths-fbfly.md §A: trust enumeration over the paper's formulas;
- * this is the enumeration. No EAL needed.
+ * Some of [SP]'s formulas do not hold as printed (docs/topology.md):
+ * trust enumeration over them; this is the enumeration. No EAL needed.
  */
 #include <stddef.h>
 #include <stdint.h>

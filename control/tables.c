@@ -8,7 +8,7 @@
 
 /*
  * Output port of router r toward group G (G != own group), choosing one of
- * the c = a*h/(g-1) parallel links ([DF] leaves the choice open, NOTES §2.1):
+ * the c = a*h/(g-1) parallel links ([DF] §4.1 leaves the choice open):
  * a router that owns links to G uses its own (index key mod owned), so the
  * path stays local-global-local; any other router takes link
  * (key + own index) mod c, so the routers of a group spread their traffic

@@ -18,8 +18,8 @@
 #define DF_NO_GROUP  0xffff
 #define DF_FB_MAXDIM 12 /* 2-ary 13-flat: 4096 routers */
 
-/* Path phases; the VC of a hop is vc_map[class][phase] ([DF] Fig. 7 as
- * reconstructed in NOTES-dragonfly-ofar.md §2.3). Phases only move
+/* Path phases; the VC of a hop is vc_map[class][phase] ([DF] Fig. 7, as
+ * §4.1's VC counts and §4.3.1's q(VC1)/q(VC0) describe it). Phases only move
  * forward along a path, so VCs numbered by phase rank never decrease. */
 enum df_phase {
 	/* PAR: a minimal hop inside the source group, taken provisionally:

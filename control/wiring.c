@@ -2,8 +2,7 @@
 /*
  * Dragonfly wiring ([DF] §3.1): fully connected groups of a routers, p
  * terminals and h global ports per router, global ports arranged as in the
- * shortest-paths paper ([SP] §III-VII, NOTES-paths-fbfly.md §A.3), or as
- * an explicit link list.
+ * shortest-paths paper ([SP] §III-VII), or as an explicit link list.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,14 +124,14 @@ static int wire_global(struct df_topo *t, char *err, size_t errlen)
  * switch of group G holds the link to group X. The far end is then
  * owner(X, G), so every arrangement given this way is symmetric by
  * construction; each switch must own exactly h links. Offsets o = (X - G)
- * mod g in 1..ah (NOTES-paths-fbfly.md §A.3, all checked by enumeration):
+ * mod g in 1..ah (all checked by enumeration, tests/test_arrangements.c):
  *   circulant (§V, h even): switch (o-1)/(h/2) for o <= ah/2 (an up link),
  *     else (g-o-1)/(h/2) (down); the far end has the same switch number.
  *   helix (§VI, h2 = floor(h/2)): up links from switch (o-1)/h2 for
  *     o <= a*h2, landing one switch higher; for odd h the mutual link of
  *     switch o - a*h2 - 1; down links from switch ((g-o-1)/h2 + 1) mod a.
  *     [SP]'s printed down range is not symmetric with its up range; this
- *     is the repair the notes give (down links of switch j cover the
+ *     is dfemu's repair (docs/topology.md: down links of switch j cover the
  *     offsets of switch j-1's up links). With h = 1 it is the relative
  *     arrangement.
  */
@@ -161,9 +160,9 @@ static uint32_t owner_of(const struct df_topo *t, uint32_t G, uint32_t X)
  * clockwise (increasing group number) from an even switch and
  * counterclockwise from an odd one, always landing on switch (its group
  * number) mod a ("All links made from switch S_{i,j} go to switch i mod
- * a"). The paper leaves the visiting details to Belka et al.; this is the
- * reading in NOTES-paths-fbfly.md §A.3. A target switch already full is
- * an error (never seen for a <= 8, h <= 5).
+ * a"). The paper leaves the visiting details to Belka et al.; this is one
+ * reading. A target switch already full is an error (never seen for
+ * a <= 8, h <= 5).
  */
 static int nautilus(const struct df_topo *t, uint32_t *own, char *err,
 		    size_t errlen)

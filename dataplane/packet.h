@@ -3,8 +3,9 @@
 #define DP_PACKET_H
 
 /*
- * Per-packet state lives in the mbuf private area (DESIGN.md §2): the
- * frame itself is never rewritten on its way through the dragonfly.
+ * Per-packet state lives in the mbuf private area (docs/design.md, A
+ * packet's path): the frame itself is never rewritten on its way through
+ * the dragonfly.
  */
 #include <stdint.h>
 

@@ -74,7 +74,8 @@ struct dp_port {
  * §3.1: "the credit count for output virtual channels which reflects the
  * occupancy of the input queue on the far end"): flits routed to it and
  * waiting here, plus the flits in use in its downstream buffers as the
- * credits say (NOTES pitfall 5). One VC, or all VCs when vc < 0.
+ * credits say (so UGAL-L_CR's delayed credits show, [DF] §4.3.2). One
+ * VC, or all VCs when vc < 0.
  */
 static inline uint32_t dp_port_occ(const struct dp_port *p, int vc)
 {

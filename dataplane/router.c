@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Router poll step (DESIGN.md §2 step 4): packets wait in the input VC
- * queue of the port they came in on; the head of each queue is routed and
- * leaves when its output serializer is free and the downstream VC has
- * credits for the whole packet (virtual cut-through); the freed input
- * space goes back upstream as a credit. Switch allocation is round-robin
- * over the non-empty input queues, one packet per queue per step.
+ * Router poll step (docs/design.md, A packet's path): packets wait in the
+ * input VC queue of the port they came in on; the head of each queue is
+ * routed and leaves when its output serializer is free and the downstream
+ * VC has credits for the whole packet (virtual cut-through); the freed
+ * input space goes back upstream as a credit. Switch allocation is
+ * round-robin over the non-empty input queues, one packet per queue per
+ * step.
  */
 #include "router.h"
 #include "routing/routing.h"
@@ -283,8 +284,9 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 			 * and each router reached provisionally; the [FB]
 			 * adaptive engines: every router), when the packet
 			 * is at the head of its queue: the occupancy it
-			 * reads is the current one ([DF] §4.2; NOTES
-			 * pitfall 13) or the round's snapshot (greedy). */
+			 * reads is the current one ([DF] §4.2; [FB] §3.1's
+			 * sequential allocator) or the round's snapshot
+			 * (greedy). */
 			r->eng->decide(r, pk);
 			route_here(r, pk);
 		}
@@ -304,8 +306,9 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		}
 		if (r->oq_cap)
 			return xbar_send(r, qi, op, m, now, 1);
-		/* the serializer must be free (DESIGN.md §2 step 4) and the
-		 * downstream VC must have room for the whole packet (VCT) */
+		/* the serializer must be free (docs/design.md, A packet's path)
+		 * and the downstream VC must have room for the whole packet
+		 * (VCT) */
 		if (op->out->busy_until > now ||
 		    op->credits[pk->out_vc] < pk->flits)
 			return 0;

@@ -3,14 +3,14 @@
 #define DP_TAP_H
 
 /*
- * Capture taps (issue 7, DESIGN.md §7). A link selected in [capture] has
- * cap_if set; when a packet departs on it, the sending lcore copies the
- * first snaplen bytes and the packet's state into a record from the
- * capture pool and queues it on its own SP/SC ring; the main lcore writes
- * the records to the pcapng file. Capture never waits: with no record
- * free or the ring full, the packet is not captured and the link counts
- * it as skipped. The pool is not the packets' pool, so capture cannot
- * starve forwarding.
+ * Capture taps (docs/design.md, Observability). A link selected in
+ * [capture] has cap_if set; when a packet departs on it, the sending lcore
+ * copies the first snaplen bytes and the packet's state into a record from
+ * the capture pool and queues it on its own SP/SC ring; the main lcore
+ * writes the records to the pcapng file. Capture never waits: with no
+ * record free or the ring full, the packet is not captured and the link
+ * counts it as skipped. The pool is not the packets' pool, so capture
+ * cannot starve forwarding.
  */
 #include <stdint.h>
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Built-in terminal: a traffic generator with an unbounded-in-spirit source
- * queue (open-loop measurement, NOTES-dragonfly-ofar.md pitfall 17: latency
- * counts from generation, source queueing included) and a sink that checks
- * every frame and records latency, hops and path class.
+ * queue (open-loop measurement, [DF] §4.2: latency counts from generation,
+ * source queueing included) and a sink that checks every frame and records
+ * latency, hops and path class.
  */
 #include <math.h>
 #include <string.h>
@@ -343,7 +343,7 @@ static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
 }
 
 /*
- * Terminals bound to DPDK ports ([terminals]; issue 6). Frames received on
+ * Terminals bound to DPDK ports ([terminals]). Frames received on
  * the port enter the network at this terminal, addressed by destination
  * MAC (or by destination IPv4 when the MAC is broadcast or multicast); ARP
  * requests for a terminal's IPv4 are answered here (proxy ARP) so

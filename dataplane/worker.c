@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Worker lcore: runs its routers and terminals round-robin, one poll step
- * each per sweep, reading the TSC once per sweep (DESIGN.md §3). With idle
- * backoff on, a sweep that found nothing to do sleeps until shortly before
- * the next known event (a packet or credit due, a packet to generate), so
- * dfemu can share a small machine's cores with its traffic peers.
+ * each per sweep, reading the TSC once per sweep (docs/design.md, Time,
+ * links and credits). With idle backoff on, a sweep that found nothing to
+ * do sleeps until shortly before the next known event (a packet or credit
+ * due, a packet to generate), so dfemu can share a small machine's cores
+ * with its traffic peers.
  */
 #include <sys/prctl.h>
 #include <string.h>

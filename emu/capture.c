@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Capture, the main lcore's side (issue 7): selects the links named in
+ * Capture, the main lcore's side: selects the links named in
  * [capture], gives each a pcapng interface, creates the record pool and
  * one ring per worker, and writes what the workers' taps queue
  * (dataplane/tap.h) while the run goes on and after it.

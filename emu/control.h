@@ -3,7 +3,7 @@
 #define DF_CONTROL_RUN_H
 
 /*
- * Changes while a run goes on (issue 9): links down and up, routers
+ * Changes while a run goes on: links down and up, routers
  * drained and back, the offered load. They come from [faults] events at
  * their times and from telemetry commands (/dfemu/link_down, link_up,
  * drain, undrain, load), and are all

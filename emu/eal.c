@@ -22,7 +22,8 @@ static int rm_entry(const char *path, const struct stat *sb, int flag,
 }
 
 /* rte_eal_cleanup, then remove the runtime directory EAL made under
- * /var/run/dpdk even with --in-memory or --no-shconf (DPDK-NOTES.md §2). */
+ * /var/run/dpdk even with --in-memory or --no-shconf (for the telemetry
+ * socket). */
 const char *df_eal_file_prefix(void)
 {
 	const char *dir = rte_eal_get_runtime_dir(), *slash;
@@ -32,7 +33,7 @@ const char *df_eal_file_prefix(void)
 }
 
 /* Hugepage files a primary without --in-memory leaves in every mounted
- * hugetlbfs: "<prefix>map_N" (DPDK-NOTES.md §8 pitfall 9). */
+ * hugetlbfs: "<prefix>map_N" (they stay after the run unless removed). */
 static void rm_hugepage_files(const char *prefix)
 {
 	FILE *f = fopen("/proc/mounts", "r");

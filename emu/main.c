@@ -281,7 +281,7 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 	ADD("--file-prefix=dfemu-%d", (int)getpid());
 	if (a->pdump) {
 		/* dpdk-dumpcap is a secondary process: shared config and
-		 * hugepage files it can map (DPDK-NOTES.md §6) */
+		 * hugepage files it can map */
 		if (df_hugepages_free() < need) {
 			fprintf(stderr,
 				"dfemu: --pdump needs %llu MB of free "
@@ -296,7 +296,7 @@ static int default_eal(struct app_args *a, const struct df_plan *pl,
 	} else if (df_hugepages_free() >= need) {
 		ADD("--in-memory");
 	} else {
-		/* DPDK-NOTES.md §2: --no-huge defaults to 64 MB, and
+		/* DPDK 22.11: --no-huge defaults to 64 MB, and
 		 * cannot be combined with --in-memory. */
 		ADD("--no-huge");
 		ADD("-m%llu", (unsigned long long)(need >> 20) + 64);

@@ -3,7 +3,7 @@
 #define DF_TELEMETRY_H
 
 /*
- * DPDK telemetry commands under /dfemu/ (issue 7), answered from the
+ * DPDK telemetry commands under /dfemu/, answered from the
  * telemetry thread while a run goes on. They read the workers' counters
  * without locks, as DPDK's own /ethdev/stats does: a value may be one
  * sweep old. The view is attached for the length of a run under a mutex

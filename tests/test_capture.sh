@@ -1,5 +1,5 @@
 #!/bin/sh
-# Observability (issue 7): the pcapng capture of links ([capture], read
+# Observability: the pcapng capture of links ([capture], read
 # back with tshark), its exact skip accounting, the /dfemu/ telemetry
 # commands while traffic runs, --stats-csv, and dpdk-dumpcap on a terminal
 # port of a running dfemu (--pdump).

@@ -490,8 +490,8 @@ static void paper(void)
 {
 	struct df_report r;
 	double min_wc, val_wc, min_ur, val_ur;
-	/* [DF] §4.2, NOTES pitfall 7: MIN under WC is limited by the one
-	 * global link between consecutive groups: a*p terminals share it. */
+	/* [DF] §4.2: MIN under WC is limited by the one global link between
+	 * consecutive groups: a*p terminals share it. */
 	double bound = 1.0 / (4 * 2);
 
 	if (paper_run("min", "adversarial", &min_wc, &r) ||
@@ -686,7 +686,7 @@ int main(int argc, char **argv)
 		snprintf(lcores, sizeof(lcores), "--lcores=(0-2)@(0-%ld)",
 			 ncpu - 1);
 	/* timing on hugepages when there are some (3-7x faster than
-	 * --no-huge, DPDK-NOTES.md §3): less load, less lateness */
+	 * --no-huge on our VMs): less load, less lateness */
 	if (timing_mode && df_hugepages_free() >= (256ULL << 20)) {
 		eal[5] = "--in-memory";
 		neal = 6;

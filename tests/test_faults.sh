@@ -1,5 +1,5 @@
 #!/bin/sh
-# Faults (issue 9): links failed and restored while traffic runs, from
+# Faults: links failed and restored while traffic runs, from
 # [faults] events and from telemetry commands; MIN's fallback to a detour
 # when a group pair loses its only global link; in-flight packets
 # delivered or dropped and counted; every packet and credit accounted for;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Bad input (issue 9): libFuzzer targets (clang, Debian's libclang-rt-14-dev)
+# Bad input: libFuzzer targets (clang, Debian's libclang-rt-14-dev)
 # for the config parser and plan, the DPDK-port frame classifier and the
 # file: link-list reader. Each runs for FUZZ_SECONDS (default 15) from its
 # seed corpus (fuzz/corpus, plus configs/ and tests/data/bad for the config

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Several instances (issue 10): the reference dragonfly split over two
+# Several instances: the reference dragonfly split over two
 # dfemu processes, joined by memif and by a veth pair with af_packet;
 # every packet and credit accounted for across the boundary, results
 # against a single-instance run of the same network; start order; an

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * control/paths.c against [SP]'s results that hold (NOTES-paths-fbfly.md
- * §A.4-A.5, where the paper's statements were checked by enumeration):
+ * control/paths.c against [SP]'s results that hold (docs/topology.md,
+ * "Holds"):
  *   relative: Fig. 2's row, exact per switch (terminal switches j = 0 and
  *     a-1: 0 shorter, 2ah-a-h equal; others 2h-2 shorter, 4ah-3a-10h+9
  *     equal) and Theorems 1-4;
@@ -168,7 +168,7 @@ static void fig1(void)
 	df_topo_free(&t);
 }
 
-/* The notes' own enumeration of the circulant arrangement (§A.4): mean
+/* A separate enumeration of the circulant arrangement ([SP] §V): mean
  * delta= per switch 12 at (a,h) = (4,2) and 111 at (8,4) (against [SP]'s
  * conjectured 3ah = 24 and 96), mean delta<= fraction 0.386 and 0.449 --
  * an independent count this one must agree with. */
@@ -192,8 +192,8 @@ static void circulant_means(uint32_t a, uint32_t h, double eq, double frac)
 	sf /= ps.n;
 	CHECK(se > eq - 0.005 && se < eq + 0.005 && sf > frac - 0.0005 &&
 		      sf < frac + 0.0005,
-	      "circulant a=%u h=%u: mean delta= %.2f (notes %.0f, [SP]'s 3ah "
-	      "%u), mean delta<= fraction %.3f (notes %.3f)",
+	      "circulant a=%u h=%u: mean delta= %.2f (expected %.0f, [SP]'s "
+	      "3ah %u), mean delta<= fraction %.3f (expected %.3f)",
 	      a, h, se, eq, 3 * a * h, sf, frac);
 	df_paths_free(&ps);
 	df_topo_free(&t);

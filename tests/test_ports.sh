@@ -1,5 +1,5 @@
 #!/bin/sh
-# Terminals on DPDK ports (issue 6): pcap in -> dragonfly -> pcap out with
+# Terminals on DPDK ports: pcap in -> dragonfly -> pcap out with
 # byte-identical frames in order and drops counted by reason; Linux hosts
 # in namespaces (tools/dfemu-hosts, net_af_packet) exchange UDP through
 # the dragonfly with proxy ARP; a bad vdev gets a clear error.

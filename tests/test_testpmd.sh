@@ -1,5 +1,5 @@
 #!/bin/sh
-# dpdk-testpmd as dfemu's peer over memif (issue 6): testpmd txonly ->
+# dpdk-testpmd as dfemu's peer over memif: testpmd txonly ->
 # terminal t0 -> dragonfly -> terminal t5 -> testpmd rxonly, every frame
 # counted on both sides and in dfemu's report; then testpmd replaying a
 # pcap (io mode) -> t0 -> t5 -> testpmd writing a pcap: the frames for t5

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/dfemu-topo (issue 8): the wiring it exports is the emulator's (the
+# tools/dfemu-topo: the wiring it exports is the emulator's (the
 # JSON agrees with dfemu --check's counts and is symmetric), DOT and PNG
 # are drawn, the path analysis JSON is complete and self-consistent, and
 # bad arguments are refused. The numbers themselves are checked against

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Mutated pcapng captures through tools/dfemu-trace (issue 9: bad input).
+"""Mutated pcapng captures through tools/dfemu-trace (bad input).
 
 Each of N copies of a capture is truncated, has bytes flipped, or has a
 random 32-bit field overwritten (seed 1); dfemu-trace must read it or

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dfemu-topo: the wiring dfemu builds and what its paths look like
- * (issue 8), from the same control/ code the emulator uses; no EAL.
+ * dfemu-topo: the wiring dfemu builds and what its paths look like, from
+ * the same control/ code the emulator uses; no EAL.
  *
  *   dfemu-topo wiring [--config F] [--set S.K=V]... [--format text|json|dot]
  *                     [--png FILE]

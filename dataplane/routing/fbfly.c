@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Routing on a flattened butterfly ([FB] §3.1; NOTES-paths-fbfly.md B.3).
+ * Routing on a flattened butterfly ([FB] §3.1).
  * Coordinates are router-index digits, one per dimension; a channel in
  * dimension j is productive when it sets the current coordinate j to the
  * destination's.
  *
  * - MIN is the min engine: dimension order (control/tables.h fb_next_hop).
- * - VAL: a random intermediate *router* (not a group, NOTES pitfall 11),
- *   dimension order to it and then to the destination, one VC per phase.
+ * - VAL: a random intermediate *router* (not a group: [FB] §3.1 draws a
+ *   node), dimension order to it and then to the destination, one VC per
+ *   phase.
  * - MIN AD: at every router, the productive channel with the shortest
  *   queue; VC by hops remaining.
  * - UGAL / UGAL-S: at the source, MIN AD or VAL through one random
@@ -158,7 +159,7 @@ static void min_ad_decide(struct dp_router *r, struct dp_pkt *pk)
  * UGAL ([FB] §3.1, [27]): at the source, "the product of queue length and
  * hop count" of MIN AD's best productive channel against that of the
  * first hop toward one random intermediate router; ties go minimal
- * (NOTES pitfall 12: the tie-break and the VAL queue are not in [FB]).
+ * (the tie-break and the VAL queue are not in [FB] §3.1).
  */
 static inline void ugal_step(struct dp_router *r, struct dp_pkt *pk, int greedy)
 {
@@ -223,7 +224,7 @@ static inline uint32_t top_dim(const struct df_tables *tb, uint32_t x,
  * non-productive channel in the dimensions a folded Clos would climb
  * through, those up to the highest one where source and destination
  * differ ("the intermediate node is chosen from the closest common
- * ancestors", NOTES B.3). Its hop count is the minimal one plus 1 (a
+ * ancestors", [FB] §3.1). Its hop count is the minimal one plus 1 (a
  * detour in a dimension that needs a hop anyway) or plus 2.
  */
 /* The channel in dimension dim (from coordinate c) with a queue shorter

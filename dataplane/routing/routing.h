@@ -3,8 +3,9 @@
 #define DP_ROUTING_H
 
 /*
- * One interface for every routing algorithm (DESIGN.md §5), one file per
- * algorithm, in the manner of testpmd's forwarding engines.
+ * One interface for every routing algorithm (docs/design.md, Routing
+ * engines), one file per algorithm, in the manner of testpmd's forwarding
+ * engines.
  */
 #include "config.h"
 #include "packet.h"

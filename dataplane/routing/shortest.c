@@ -3,9 +3,8 @@
  * shortest ([SP] §I): route along a true shortest path. Where the HM path
  * is not one, a short Valiant path (gg, ggl, lgg, glg) is: VAL's path
  * through the group control/ chose (df_tables_shortest). Those paths need
- * two global VCs, as Valiant does ([SP] §I, NOTES pitfall 10), so the
- * algorithm runs on VAL's VC plan and deadlock check. Deterministic: one
- * path per pair.
+ * two global VCs, as Valiant does ([SP] §I), so the algorithm runs on
+ * VAL's VC plan and deadlock check. Deterministic: one path per pair.
  */
 #include "routing.h"
 #include "router.h"

@@ -4,10 +4,11 @@
  * packet, when it reaches the head of its injection queue: draw one random
  * intermediate group Gi, estimate the delay of the minimal path and of the
  * Valiant path through Gi as queue length x hop count, and take the
- * smaller (NOTES-dragonfly-ofar.md §2.4, pitfalls 1-5). Queue lengths are
- * downstream buffer occupancy as seen through credits (pitfall 5). The
- * variants differ only in which queues they read; routing after the
- * decision is the table routing of MIN/VAL.
+ * smaller ([DF] §4.2, footnote 8; docs/design.md, Pitfalls). Queue lengths
+ * are downstream buffer occupancy as seen through credits ([FB] §3.1; so
+ * UGAL-L_CR's delayed credits act, [DF] §4.3.2). The variants differ
+ * only in which queues they read; routing after the decision is the table
+ * routing of MIN/VAL.
  */
 #include "routing.h"
 #include "router.h"
@@ -20,8 +21,9 @@ static inline uint64_t occupancy(const struct dp_port *p, int vc)
 }
 
 /* UGAL-G: occupancy of the global channel a path takes out of the source
- * group, on whichever router of the group holds it (DESIGN.md §4: routers
- * publish their credit state; reads are relaxed). */
+ * group, on whichever router of the group holds it (docs/design.md,
+ * Routers, lcores and threads: routers publish their credit state; reads
+ * are relaxed). */
 static uint64_t global_occupancy(const struct dp_router *r, uint32_t grouter,
 				 uint32_t gport)
 {

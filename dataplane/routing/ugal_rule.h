@@ -4,7 +4,7 @@
 
 /*
  * The UGAL decision rule of [DF] §4.2 (footnote 8, with the inequality the
- * right way round: NOTES-dragonfly-ofar.md pitfall 1) and the choice of
+ * right way round, <= as in §4.3.1's UGAL-L_VC rule) and the choice of
  * queues of §4.2-4.3.1, as pure functions so they can be tested alone.
  */
 #include <stdint.h>
@@ -20,7 +20,7 @@ enum dp_ugal_mode {
 
 /*
  * PB's congestion flag ([OC] §II: piggybacked global-link state; the rule
- * as in FOGSim, NOTES-dragonfly-ofar.md §2.7): a global channel is
+ * as in FOGSim's pb.cc, [OC] states none): a global channel is
  * congested when its occupancy q exceeds 1.5 x the mean occupancy of its
  * router's global channels plus one packet.
  */

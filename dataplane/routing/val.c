@@ -3,7 +3,7 @@
  * VAL ([DF] §4.1): Valiant at group level. The intermediate is a group,
  * uniform over all g groups; when it is the source or the destination
  * group the steps conditioned on "Gs != Gi" / "Gi != Gd" vanish and the
- * path is minimal (NOTES-dragonfly-ofar.md §2.2, pitfall 8).
+ * path is minimal.
  */
 #include "routing.h"
 #include "router.h"
