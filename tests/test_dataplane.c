@@ -8,7 +8,9 @@
  *   paper         [DF] §4.2 at 72 terminals: WC (adversarial shift 1) and
  *                 uniform, MIN against VAL
  * and, with conservation, the unmap guard (unmap_guard.h).
- * Usage: test_dataplane MODE (run from the repository root).
+ * Usage: test_dataplane MODE (run from the repository root). With
+ * DFTEST_CASE set, conservation runs only the cases whose name contains
+ * it (e.g. DFTEST_CASE="small permutation min"), and not the unmap guard.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +29,14 @@
 #include "unmap_guard.h"
 
 static double tsc_hz;
+
+/* Is the case called name to run (DFTEST_CASE, a part of its name)? */
+static int wanted(const char *name)
+{
+	const char *only = getenv("DFTEST_CASE");
+
+	return only == NULL || strstr(name, only) != NULL;
+}
 
 /* Load a config with overrides, plan it for `workers` workers, run it. */
 static int run(const char *file, const char *const *sets, int nsets,
@@ -192,6 +202,8 @@ static int adaptive_run(const char *name, const char *const *own, int nown,
 	const char *sets[16];
 	int n = 0;
 
+	if (!wanted(name))
+		return -1;
 	for (int i = 0; i < nown && n < 10; i++)
 		sets[n++] = own[i];
 	for (unsigned i = 0; i < RTE_DIM(common); i++)
@@ -232,6 +244,8 @@ static void conservation(void)
 				snprintf(name, sizeof(name),
 					 "reference %s seed %d, %u worker(s)",
 					 algs[a] + 18, s * 17, w);
+				if (!wanted(name))
+					continue;
 				if (run("configs/reference.ini", sets, 8, w,
 					&r)) {
 					CHECK(0, "%s: ran", name);
@@ -336,6 +350,8 @@ static void conservation(void)
 
 		snprintf(name, sizeof(name), "reference ofar %s",
 			 a2a ? "all-to-all" : "batch of 300");
+		if (!wanted(name))
+			continue;
 		if (run("configs/reference.ini", sets, 6, 1, &r)) {
 			CHECK(0, "%s: ran", name);
 			continue;
@@ -372,6 +388,8 @@ static void conservation(void)
 				      "links.global_bandwidth_gbps=0.1"};
 		snprintf(name, sizeof(name), "%s %s val", shapes[i][0],
 			 shapes[i][1]);
+		if (!wanted(name))
+			continue;
 		if (run(shapes[i][0], sets, 7, 1, &r)) {
 			CHECK(0, "%s: ran", name);
 			continue;
@@ -392,6 +410,8 @@ static void conservation(void)
 					      "traffic.measure_ms=100"};
 			snprintf(name, sizeof(name), "small %s %s",
 				 pats[p][0] + 16, algs[a] + 18);
+			if (!wanted(name))
+				continue;
 			if (run("configs/small.ini", sets, 5, 1, &r)) {
 				CHECK(0, "%s: ran", name);
 				continue;
@@ -698,7 +718,8 @@ int main(int argc, char **argv)
 	tsc_hz = df_tsc_calibrate(100);
 	if (!strcmp(mode, "conservation")) {
 		conservation();
-		unmap_guard();
+		if (getenv("DFTEST_CASE") == NULL)
+			unmap_guard();
 	} else if (!strcmp(mode, "timing"))
 		timing();
 	else if (!strcmp(mode, "paper"))
