@@ -283,7 +283,24 @@ static unsigned oq_drain(struct dp_router *r, uint64_t now)
 	return n;
 }
 
-static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
+/* Does queue qi come, in this step's order from start, before output
+ * op's pointer (port.arb)? */
+static inline int before_pointer(const struct dp_router *r,
+				 const struct dp_port *op, uint32_t qi,
+				 uint32_t start)
+{
+	uint32_t a = op->arb, nq = r->nq;
+
+	return (qi >= start ? qi - start : qi + nq - start) <
+	       (a >= start ? a - start : a + nq - start);
+}
+
+/* The head packet of queue qi leaves if it can: 1 when it did (or left
+ * the network), 0 when it cannot now, -1 when it comes before its
+ * output's pointer in this step's order from defer (allocate; UINT32_MAX:
+ * never). */
+static int try_send(struct dp_router *r, uint32_t qi, uint64_t now,
+		    uint32_t defer)
 {
 	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE], *op;
 	uint32_t vc = qi % DP_VC_STRIDE;
@@ -319,6 +336,8 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 			if (op->out->down)
 				return 0;
 		}
+		if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
+			return -1;
 		if (r->oq_cap)
 			return xbar_send(r, qi, op, m, now, 1);
 		/* the serializer must be free (docs/design.md, A packet's path)
@@ -360,19 +379,6 @@ static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
 	return w;
 }
 
-/* Does queue qi come, in this step's order from start, before the pointer
- * of its head packet's output (port.arb)? */
-static inline int before_pointer(struct dp_router *r, uint32_t qi,
-				 uint32_t start)
-{
-	struct dp_vcq *q = &r->port[qi / DP_VC_STRIDE].q[qi % DP_VC_STRIDE];
-	struct dp_pkt *pk = dp_pkt(q->slot[q->head & q->mask]);
-	uint32_t a = head_output(r, pk)->arb, nq = r->nq;
-
-	return (qi >= start ? qi - start : qi + nq - start) <
-	       (a >= start ? a - start : a + nq - start);
-}
-
 /* The queues of mask try to send, in round-robin order from start (from
  * start upward, then from 0); with later, a queue that comes before its
  * head packet's output's pointer waits there instead. */
@@ -389,11 +395,12 @@ static unsigned try_queues(struct dp_router *r, const uint64_t *mask,
 			while (w) {
 				uint32_t qi = wi * 64 + __builtin_ctzll(w);
 				w &= w - 1;
-				if (later && before_pointer(r, qi, start)) {
+				int rc = try_send(r, qi, now,
+						  later ? start : UINT32_MAX);
+
+				if (rc < 0)
 					later[wi] |= 1ULL << (qi & 63);
-					continue;
-				}
-				if (try_send(r, qi, now)) {
+				else if (rc) {
 					moved++;
 					*last = qi;
 				}
