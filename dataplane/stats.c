@@ -18,6 +18,17 @@ const char *const dp_pair_name[DP_PAIR_N] = {
 	[DP_PAIR_GLOBAL] = "other_group",
 };
 
+void dp_counters_add(struct dp_counters *s, const struct dp_counters *x)
+{
+#define DP_COUNTER_ADD(name, text) s->name += x->name;
+#define DP_COUNTER_ADD_ARRAY(name, n, names)         \
+	for (uint32_t i = 0; i < (uint32_t)(n); i++) \
+		s->name[i] += x->name[i];
+	DP_STATS_COUNTERS(DP_COUNTER_ADD, DP_COUNTER_ADD_ARRAY)
+#undef DP_COUNTER_ADD
+#undef DP_COUNTER_ADD_ARRAY
+}
+
 void dp_hist_merge(struct dp_hist *dst, const struct dp_hist *src)
 {
 	if (src->n && (src->min < dst->min || dst->n == 0))

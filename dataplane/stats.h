@@ -106,20 +106,76 @@ struct dp_term_ports {
 	uint64_t rx_first, rx_last;
 };
 
+/*
+ * The per-lcore counters of struct dp_stats, defined once: their fields
+ * (struct dp_counters, in this order: the hot ones share cache lines),
+ * the sum over the workers (dp_counters_add), the report's copy of them
+ * (struct df_report's c, emu/emu.h), the JSON report's "counters" object
+ * (every one by name) and the text report's generic "counters" line are
+ * all generated from this list.
+ *   X(name, text): one counter. name: the field, and its key under
+ *	"counters"; text: its words on the text report's "counters" line,
+ *	or NULL when the report has a sentence of its own for it, or
+ *	leaves it out (bytes, credits: in the JSON only).
+ *   A(name, n, names): an array of n counters; names: its entries' names
+ *	under "counters" (NULL: their indices, the non-zero ones only). The
+ *	report's own sections print the arrays their own way.
+ *
+ * Adding a counter: one X line here, its increment in dataplane/
+ * (lc->st.name++), and, only if it needs a sentence of its own in the
+ * text report, that sentence (emu/report.c), with text NULL here; with a
+ * text instead, the "counters" line shows it. Not counters, and by hand
+ * below: last_rx (a time: the maximum is taken) and the histograms.
+ */
+#define DP_STATS_COUNTERS(X, A)                                         \
+	/* packets generated, and those measured (their instants in the \
+	 * measurement window); bytes: all, and those measured */       \
+	X(generated, NULL)                                              \
+	X(gen_measured, NULL)                                           \
+	X(gen_bytes, NULL)                                              \
+	X(gen_bytes_window, NULL)                                       \
+	X(injected, NULL)                                               \
+	X(inj_measured, NULL)                                           \
+	X(delivered, NULL)                                              \
+	X(del_measured, NULL)                                           \
+	X(rx_bytes, NULL)                                               \
+	X(rx_bytes_window, NULL)                                        \
+	/* by reason (enum dp_drop); the measured ones */               \
+	A(drops, DP_DROP_N, dp_drop_name)                               \
+	X(drops_measured, NULL)                                         \
+	/* left in source queues when generation ended */               \
+	X(not_injected, NULL)                                           \
+	X(minimal, NULL)                                                \
+	X(nonminimal, NULL)                                             \
+	A(hops, DP_MAX_HOPS, NULL)                                      \
+	/* OFAR: escape-ring entries */                                 \
+	A(escapes, DP_MAX_HOPS, NULL)                                   \
+	/* delivered frames whose payload was wrong */                  \
+	X(corrupt, NULL)                                                \
+	/* ring full: a sizing bug, never expected */                   \
+	X(enq_fail, NULL)                                               \
+	/* credit messages sent, applied */                             \
+	X(credits_out, NULL)                                            \
+	X(credits_in, NULL)
+
+#define DP_COUNTER_FIELD(name, text)	 uint64_t name;
+#define DP_COUNTER_ARRAY(name, n, names) uint64_t name[n];
+
+struct dp_counters {
+	DP_STATS_COUNTERS(DP_COUNTER_FIELD, DP_COUNTER_ARRAY)
+};
+
+/* s += x, counter by counter. */
+void dp_counters_add(struct dp_counters *s, const struct dp_counters *x);
+
 struct dp_stats {
-	/* bytes: all, and those measured (their packets' instants in the
-	 * measurement window) */
-	uint64_t generated, gen_measured, gen_bytes, gen_bytes_window;
-	uint64_t injected, inj_measured;
-	uint64_t delivered, del_measured, rx_bytes, rx_bytes_window;
-	uint64_t drops[DP_DROP_N], drops_measured;
-	uint64_t not_injected; /* left in source queues when generation ended */
-	uint64_t minimal, nonminimal;
-	uint64_t hops[DP_MAX_HOPS];
-	uint64_t escapes[DP_MAX_HOPS]; /* OFAR: escape-ring entries */
-	uint64_t corrupt;  /* delivered frames whose payload was wrong */
-	uint64_t enq_fail; /* ring full: a sizing bug, never expected */
-	uint64_t credits_out, credits_in; /* credit messages sent, applied */
+	/* the counters by name (st.generated), or all of them (st.c) */
+	union {
+		struct dp_counters c;
+		struct {
+			DP_STATS_COUNTERS(DP_COUNTER_FIELD, DP_COUNTER_ARRAY)
+		};
+	};
 	uint64_t last_rx; /* arrival time of the last packet delivered, TSC */
 	/* ns, measured packets, by path class: [0] minimal, [1] non-minimal
 	 * ([DF] §4.2: UGAL-L's latency is bimodal, one mode per class) */

@@ -145,30 +145,7 @@ void dp_stats_sum(struct dp_stats *s, struct dp_lcore *const *lc, uint32_t n)
 	memset(s, 0, sizeof(*s));
 	for (uint32_t w = 0; w < n; w++) {
 		const struct dp_stats *x = &lc[w]->st;
-		s->generated += x->generated;
-		s->gen_measured += x->gen_measured;
-		s->gen_bytes += x->gen_bytes;
-		s->gen_bytes_window += x->gen_bytes_window;
-		s->injected += x->injected;
-		s->inj_measured += x->inj_measured;
-		s->delivered += x->delivered;
-		s->del_measured += x->del_measured;
-		s->rx_bytes += x->rx_bytes;
-		s->rx_bytes_window += x->rx_bytes_window;
-		for (int d = 0; d < DP_DROP_N; d++)
-			s->drops[d] += x->drops[d];
-		s->drops_measured += x->drops_measured;
-		s->not_injected += x->not_injected;
-		s->minimal += x->minimal;
-		s->nonminimal += x->nonminimal;
-		for (int h = 0; h < DP_MAX_HOPS; h++) {
-			s->hops[h] += x->hops[h];
-			s->escapes[h] += x->escapes[h];
-		}
-		s->corrupt += x->corrupt;
-		s->enq_fail += x->enq_fail;
-		s->credits_out += x->credits_out;
-		s->credits_in += x->credits_in;
+		dp_counters_add(&s->c, &x->c);
 		if (x->last_rx > s->last_rx)
 			s->last_rx = x->last_rx;
 	}

@@ -68,17 +68,17 @@ struct df_report {
 	double offered_load, accepted_load;
 	struct df_fault_log *faults; /* malloc'd */
 	uint32_t nfaults;
-	uint64_t generated, injected, delivered, in_flight, not_injected;
-	uint64_t drops[DP_DROP_N];
-	uint64_t gen_measured, del_measured, drops_measured;
+	/* every counter of dataplane/stats.h's list, summed over the
+	 * workers (of this instance, when partitioned) */
+	struct dp_counters c;
+	/* injected, not delivered nor lost (the network's, when
+	 * partitioned) */
+	uint64_t in_flight;
 	struct df_latency lat;	       /* every measured packet */
 	struct df_latency lat_path[2]; /* [0] minimal, [1] non-minimal paths */
 	struct dp_hist *lat_hist[2];   /* their histograms (TSC), malloc'd */
 	/* frames from DPDK ports, ingress to egress, by terminal pair */
 	struct df_latency lat_ext[DP_PAIR_N];
-	uint64_t hops[DP_MAX_HOPS];
-	uint64_t escapes[DP_MAX_HOPS]; /* OFAR: measured packets by entries */
-	uint64_t minimal, nonminimal;
 	uint64_t late_p50_ns, late_p99_ns, late_max_ns;
 	int lateness_ok;
 	int credits_conserved;
@@ -88,7 +88,6 @@ struct df_report {
 	 * so the check is "at most once" by count (exactly_once holds its
 	 * result), and the credits of the links to it are not checked */
 	uint32_t credit_links_unchecked;
-	uint64_t corrupt, enq_fail;
 	int drained;	 /* every measured packet arrived before the timeout */
 	char stuck[200]; /* the watchdog's finding, "" if none */
 	int fully_drained; /* nothing left in flight at the end */
@@ -199,6 +198,9 @@ struct df_emu_opts {
 	 * handler: 1 ends the measurement now and drains; 2 stops at once */
 	volatile const int *stop;
 };
+
+/* --stats-csv's header line (its rows: one a second during a run). */
+void df_status_csv_header(FILE *f);
 
 /* Run the emulation on the EAL's worker lcores (EAL must be up). */
 int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,

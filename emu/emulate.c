@@ -6,6 +6,7 @@
  * between its duties: phase changes, the live status line, and the final
  * accounting (every packet and every credit).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -886,6 +887,53 @@ static uint32_t load_sources(const struct emu *e, const struct dp_stats *s,
 			: 0);
 }
 
+/* One sample of the live status: the figures of its line and CSV row. */
+struct status {
+	double el; /* emulated s since the start */
+	const char *phase;
+	double off, acc; /* load offered, accepted over the last interval */
+	uint64_t in_flight, delivered, dropped;
+	uint64_t lat, late; /* p99 so far, ns: latency, lateness */
+	/* in source queues: generated, neither injected, dropped nor lost */
+	uint64_t queued;
+	uint64_t late_iv; /* lateness p99 over the last interval, ns */
+};
+
+/* --stats-csv's columns, defined once for its header and its rows:
+ * X(name, format, value), the value read from struct status *v. */
+#define STATUS_CSV_COLUMNS(X)                   \
+	X(elapsed_s, "%.3f", v->el)             \
+	X(phase, "%s", v->phase)                \
+	X(offered, "%.4f", v->off)              \
+	X(accepted, "%.4f", v->acc)             \
+	X(in_flight, "%" PRIu64, v->in_flight)  \
+	X(delivered, "%" PRIu64, v->delivered)  \
+	X(dropped, "%" PRIu64, v->dropped)      \
+	X(latency_p99_ns, "%" PRIu64, v->lat)   \
+	X(lateness_p99_ns, "%" PRIu64, v->late) \
+	X(source_queued, "%" PRIu64, v->queued) \
+	X(lateness_p99_interval_ns, "%" PRIu64, v->late_iv)
+
+void df_status_csv_header(FILE *f)
+{
+#define CSV_NAME(name, format, value) "," #name
+	fprintf(f, "%s\n", &STATUS_CSV_COLUMNS(CSV_NAME)[1]);
+#undef CSV_NAME
+}
+
+static void status_csv(FILE *f, const struct status *v)
+{
+	const char *sep = "";
+
+#define CSV_VALUE(name, format, value)       \
+	fprintf(f, "%s" format, sep, value); \
+	sep = ",";
+	STATUS_CSV_COLUMNS(CSV_VALUE)
+#undef CSV_VALUE
+	fputc('\n', f);
+	fflush(f);
+}
+
 /* One line a second: progress, the load offered and accepted over the
  * last interval (fractions of terminal bandwidth), packets in flight,
  * latency and lateness p99 so far, drops; the same as a CSV row. */
@@ -895,20 +943,23 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 			uint64_t *prev_t)
 {
 	const struct df_config *c = &e->pl->cfg;
-	double el = (double)(now - t0) / e->ehz;
+	struct status v = {.el = (double)(now - t0) / e->ehz,
+			   .phase = phase,
+			   .in_flight = in_flight(s),
+			   .delivered = s->delivered};
 	double total = (c->warmup_ms + c->measure_ms) / 1e3;
 	double dt = (double)(now - *prev_t) / e->ehz;
 	double cap = c->link[DF_LINK_TERMINAL].bandwidth_gbps * 1e9 / 8 *
 		     load_sources(e, s, 0) * dt;
-	double off = cap > 0 ? (s->gen_bytes - prev->gen_bytes) / cap : 0.0;
-	double acc = cap > 0 ? (s->rx_bytes - prev->rx_bytes) / cap : 0.0;
-	uint64_t drops = 0, lat, late, late_iv;
-	int bar = (int)(20 * (el < total ? el / total : 1.0));
+	int bar = (int)(20 * (v.el < total ? v.el / total : 1.0));
 	char b[21];
 
+	v.off = cap > 0 ? (s->gen_bytes - prev->gen_bytes) / cap : 0.0;
+	v.acc = cap > 0 ? (s->rx_bytes - prev->rx_bytes) / cap : 0.0;
 	for (int d = 0; d < DP_DROP_N; d++)
-		drops += s->drops[d];
-	live_p99(e, &lat, &late, &late_iv);
+		v.dropped += s->drops[d];
+	v.queued = s->generated - s->injected - v.dropped + dp_stats_lost(s);
+	live_p99(e, &v.lat, &v.late, &v.late_iv);
 	for (int i = 0; i < 20; i++)
 		b[i] = i < bar ? '#' : '.';
 	b[20] = '\0';
@@ -917,24 +968,13 @@ static void status_line(const struct emu *e, const struct df_emu_opts *o,
 			"[%6.2f/%.2f s] [%s] %-7s offered %.3f accepted %.3f "
 			"in-flight %llu p99 %.1f us late-p99 %.1f us "
 			"dropped %llu\n",
-			el, total, b, phase, off, acc,
-			(unsigned long long)in_flight(s), lat / 1e3, late / 1e3,
-			(unsigned long long)drops);
+			v.el, total, b, phase, v.off, v.acc,
+			(unsigned long long)v.in_flight, v.lat / 1e3,
+			v.late / 1e3, (unsigned long long)v.dropped);
 		fflush(o->status);
 	}
-	if (o->csv) {
-		fprintf(o->csv,
-			"%.3f,%s,%.4f,%.4f,%llu,%llu,%llu,%llu,%llu,%llu,%"
-			"llu\n",
-			el, phase, off, acc, (unsigned long long)in_flight(s),
-			(unsigned long long)s->delivered,
-			(unsigned long long)drops, (unsigned long long)lat,
-			(unsigned long long)late,
-			(unsigned long long)(s->generated - s->injected -
-					     drops + dp_stats_lost(s)),
-			(unsigned long long)late_iv);
-		fflush(o->csv);
-	}
+	if (o->csv)
+		status_csv(o->csv, &v);
 	*prev = *s;
 	*prev_t = now;
 }
@@ -1591,20 +1631,8 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 
 	sum_stats(e, &s);
 	srcs = load_sources(e, &s, 1);
-	rep->generated = s.generated;
-	rep->injected = s.injected;
-	rep->delivered = s.delivered;
+	rep->c = s.c;
 	rep->in_flight = in_flight(&s);
-	rep->not_injected = s.not_injected;
-	memcpy(rep->drops, s.drops, sizeof(s.drops));
-	rep->gen_measured = s.gen_measured;
-	rep->del_measured = s.del_measured;
-	rep->drops_measured = s.drops_measured;
-	rep->minimal = s.minimal;
-	rep->nonminimal = s.nonminimal;
-	memcpy(rep->hops, s.hops, sizeof(s.hops));
-	memcpy(rep->escapes, s.escapes, sizeof(s.escapes));
-	rep->corrupt = s.corrupt;
 	dp_term_ports_sum(&ports, e->terms, e->pl->topo.nterms);
 	rep->port_rx = ports.rx;
 	rep->port_tx = ports.tx;
@@ -1622,7 +1650,6 @@ static void fill_report(const struct emu *e, struct df_report *rep)
 			rep->stall_term = i;
 		}
 	}
-	rep->enq_fail = s.enq_fail;
 	/* the window a signal may have cut short */
 	rep->measure_s = (double)(e->run.m1 - e->run.m0) / e->ehz;
 	if (c->mode != DF_MODE_STEADY) {

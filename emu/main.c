@@ -634,10 +634,7 @@ int main(int argc, char **argv)
 			df_eal_cleanup();
 			return 2;
 		}
-		fprintf(eo.csv, "elapsed_s,phase,offered,accepted,in_flight,"
-				"delivered,dropped,latency_p99_ns,"
-				"lateness_p99_ns,source_queued,"
-				"lateness_p99_interval_ns\n");
+		df_status_csv_header(eo.csv);
 	}
 	on_signals();
 	if (pl.cfg.time_scale == 0 &&
@@ -652,8 +649,8 @@ int main(int argc, char **argv)
 		df_report_print(&pl, &rep, stdout);
 		rc = rep.drained && rep.fully_drained &&
 				     rep.credits_conserved &&
-				     rep.exactly_once && !rep.corrupt &&
-				     !rep.enq_fail && !rep.part.lost_peer[0]
+				     rep.exactly_once && !rep.c.corrupt &&
+				     !rep.c.enq_fail && !rep.part.lost_peer[0]
 			     ? 0
 			     : 1;
 		/* the instances left accounted for everything, without one

@@ -136,7 +136,7 @@ static void print_ofar(FILE *f, const struct df_report *r)
 		"in transit (OFAR)", (unsigned long long)r->mis_local,
 		(unsigned long long)r->mis_global,
 		(unsigned long long)r->esc_entries);
-	print_shares(f, "escape entries/packet", r->escapes, 3);
+	print_shares(f, "escape entries/packet", r->c.escapes, 3);
 }
 
 /* UGAL-L_CR: the totals, and the output whose t_d delayed most. */
@@ -165,7 +165,7 @@ static uint64_t total_drops(const struct df_report *r)
 	uint64_t n = 0;
 
 	for (int d = 0; d < DP_DROP_N; d++)
-		n += r->drops[d];
+		n += r->c.drops[d];
 	return n;
 }
 
@@ -288,11 +288,13 @@ static int term_ports_shown(const struct df_config *c,
 	return *v != NULL || r->term_ports[i].c.delivered_from_ports != 0;
 }
 
-/* The k-th counter of a list, four to a line under the table's column. */
-static void print_counter(FILE *f, int k, const char *label, uint64_t v)
+/* The k-th counter of a list, four to a line; the first line headed
+ * head in the table's column, the others under it. */
+static void print_counter(FILE *f, int k, const char *head, const char *label,
+			  uint64_t v)
 {
 	if (k % 4 == 0)
-		fprintf(f, "%s  %-22s ", k ? "\n" : "", "");
+		fprintf(f, "%s  %-22s ", k ? "\n" : "", k ? "" : head);
 	else
 		fputs(", ", f);
 	fprintf(f, "%s %llu", label, (unsigned long long)v);
@@ -327,7 +329,7 @@ static void print_term_ports(FILE *f, const struct df_config *c,
 			name, (int)strcspn(v, ","), v, t->load, t->span_load,
 			t->span_s);
 		k = 0;
-#define TP_TEXT(n, label) print_counter(f, k++, label, t->c.n);
+#define TP_TEXT(n, label) print_counter(f, k++, "", label, t->c.n);
 		DP_TERM_PORT_COUNTERS(TP_TEXT)
 #undef TP_TEXT
 		fprintf(f, "\n  %-22s dropped", "");
@@ -341,6 +343,30 @@ static void print_term_ports(FILE *f, const struct df_config *c,
 		fprintf(f, "%s\n", *sep ? "" : " none");
 		print_latency(f, "  its frames (ns)", &t->lat);
 	}
+}
+
+/* The counter with words for the "counters" line (stats.h's list) as
+ * the k-th on it; one without (NULL) is not on it. Returns the next k. */
+static int print_listed(FILE *f, int k, const char *text, uint64_t v)
+{
+	if (text == NULL)
+		return k;
+	print_counter(f, k, "counters", text, v);
+	return k + 1;
+}
+
+/* The counters without a sentence of their own, if any (stats.h). */
+static void print_counters(FILE *f, const struct dp_counters *c)
+{
+	int k = 0;
+
+#define LIST_TEXT(name, text) k = print_listed(f, k, text, c->name);
+#define LIST_TEXT_ARRAY(name, n, names)
+	DP_STATS_COUNTERS(LIST_TEXT, LIST_TEXT_ARRAY)
+#undef LIST_TEXT
+#undef LIST_TEXT_ARRAY
+	if (k)
+		fputc('\n', f);
 }
 
 void df_report_print(const struct df_plan *pl, const struct df_report *r,
@@ -384,25 +410,26 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			"  %-22s %s: %llu packets delivered in %.3f ms "
 			"(emulated time from the start to the last arrival)\n",
 			"batch", df_mode_name(c->mode),
-			(unsigned long long)r->delivered,
+			(unsigned long long)r->c.delivered,
 			r->batch_time_ns / 1e6);
 	fprintf(f,
 		"  %-22s generated %llu, injected %llu, delivered %llu, "
 		"in flight %llu\n",
-		"packets", (unsigned long long)r->generated,
-		(unsigned long long)r->injected,
-		(unsigned long long)r->delivered,
+		"packets", (unsigned long long)r->c.generated,
+		(unsigned long long)r->c.injected,
+		(unsigned long long)r->c.delivered,
 		(unsigned long long)r->in_flight);
 	fprintf(f, "  %-22s %llu", "dropped",
 		(unsigned long long)total_drops(r));
 	for (int d = 0; d < DP_DROP_N; d++)
 		fprintf(f, "%s %s %llu", d ? "," : " (", dp_drop_name[d],
-			(unsigned long long)r->drops[d]);
+			(unsigned long long)r->c.drops[d]);
 	fprintf(f, "); never injected (end of run) %llu\n",
-		(unsigned long long)r->not_injected);
+		(unsigned long long)r->c.not_injected);
 	fprintf(f, "  %-22s %llu generated in window, %llu delivered\n",
-		"measured packets", (unsigned long long)r->gen_measured,
-		(unsigned long long)r->del_measured);
+		"measured packets", (unsigned long long)r->c.gen_measured,
+		(unsigned long long)r->c.del_measured);
+	print_counters(f, &r->c);
 	for (uint32_t i = 0; i < r->nfaults; i++)
 		fprintf(f, "  %-22s at %.3f s %s: %s\n", i ? "" : "changes",
 			r->faults[i].t_s, r->faults[i].what, r->faults[i].msg);
@@ -440,12 +467,12 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			const char *name = pair[k];
 			print_latency(f, name, &r->lat_ext[k]);
 		}
-	print_shares(f, "hops (router-router)", r->hops, 1);
+	print_shares(f, "hops (router-router)", r->c.hops, 1);
 	fprintf(f,
 		"  %-22s minimal %llu, non-minimal %llu (decisions, all "
 		"packets: %llu / %llu)\n",
-		"paths", (unsigned long long)r->minimal,
-		(unsigned long long)r->nonminimal,
+		"paths", (unsigned long long)r->c.minimal,
+		(unsigned long long)r->c.nonminimal,
 		(unsigned long long)r->decisions_min,
 		(unsigned long long)r->decisions_nonmin);
 	if (r->router_injected)
@@ -482,10 +509,10 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			"  %-22s %s (exactly once cannot be checked: a lost "
 			"instance took what it delivered with it)\n",
 			"delivered at most once",
-			r->exactly_once && !r->corrupt ? "yes" : "NO");
+			r->exactly_once && !r->c.corrupt ? "yes" : "NO");
 	else
 		fprintf(f, "  %-22s %s\n", "delivered exactly once",
-			r->exactly_once && !r->corrupt ? "yes" : "NO");
+			r->exactly_once && !r->c.corrupt ? "yes" : "NO");
 	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
 		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
 	if (r->nworkers > 1 && r->router_hops)
@@ -543,28 +570,68 @@ void df_report_print(const struct df_plan *pl, const struct df_report *r,
 			c->lateness_auto ? " (auto: one packet's time on the "
 					   "fastest link)"
 					 : "");
-	if (r->enq_fail || r->corrupt)
+	if (r->c.enq_fail || r->c.corrupt)
 		fprintf(f,
 			"  ERROR: %llu ring overflows, %llu corrupt frames "
 			"(a bug: please report)\n",
-			(unsigned long long)r->enq_fail,
-			(unsigned long long)r->corrupt);
+			(unsigned long long)r->c.enq_fail,
+			(unsigned long long)r->c.corrupt);
 }
 
 /* A JSON string literal: quotes, backslashes and control bytes escaped. */
-/* A histogram over 0..DP_MAX_HOPS-1 as {"n": count, ...}, non-zero only. */
-static void json_counts(FILE *f, const uint64_t *c)
+/* A histogram over 0..n-1 as {"i": count, ...}, non-zero only. */
+static void json_counts(FILE *f, const uint64_t *c, uint32_t n)
 {
 	int first = 1;
 
 	fputc('{', f);
-	for (int h = 0; h < DP_MAX_HOPS; h++)
+	for (uint32_t h = 0; h < n; h++)
 		if (c[h]) {
-			fprintf(f, "%s\"%d\": %llu", first ? "" : ", ", h,
+			fprintf(f, "%s\"%u\": %llu", first ? "" : ", ", h,
 				(unsigned long long)c[h]);
 			first = 0;
 		}
 	fputc('}', f);
+}
+
+/* n counters as {"name": count, ...}, every one. */
+static void json_named(FILE *f, const uint64_t *c, uint32_t n,
+		       const char *const *names)
+{
+	fputc('{', f);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", names[i],
+			(unsigned long long)c[i]);
+	fputc('}', f);
+}
+
+/* An array of stats.h's list: by its entries' names, or indices. */
+static void json_array(FILE *f, const uint64_t *c, uint32_t n,
+		       const char *const *names)
+{
+	if (names)
+		json_named(f, c, n, names);
+	else
+		json_counts(f, c, n);
+}
+
+/* "counters": every counter of dataplane/stats.h's list, by name. */
+static void json_counters(FILE *f, const struct dp_counters *c)
+{
+	const char *sep = "";
+
+	fprintf(f, "  \"counters\": {");
+#define JSON_COUNTER(name, text)                                               \
+	fprintf(f, "%s\"" #name "\": %llu", sep, (unsigned long long)c->name); \
+	sep = ", ";
+#define JSON_COUNTER_ARRAY(name, n, names)            \
+	fprintf(f, "%s\"" #name "\": ", sep);         \
+	json_array(f, c->name, (uint32_t)(n), names); \
+	sep = ", ";
+	DP_STATS_COUNTERS(JSON_COUNTER, JSON_COUNTER_ARRAY)
+#undef JSON_COUNTER
+#undef JSON_COUNTER_ARRAY
+	fprintf(f, "},\n");
 }
 
 static void json_link(FILE *f, const struct df_link_use *u, int first)
@@ -719,13 +786,10 @@ static void json_term_ports(FILE *f, const struct df_config *c,
 	fprintf(f, ", \"" #n "\": %llu", (unsigned long long)t->c.n);
 		DP_TERM_PORT_COUNTERS(TP_JSON)
 #undef TP_JSON
-		fputs(", \"dropped\": {", f);
-		for (int d = 0; d < DP_DROP_N; d++)
-			fprintf(f, "%s\"%s\": %llu", d ? ", " : "",
-				dp_drop_name[d],
-				(unsigned long long)t->c.drops[d]);
+		fputs(", \"dropped\": ", f);
+		json_named(f, t->c.drops, DP_DROP_N, dp_drop_name);
 		fprintf(f,
-			"}, \"load\": %.6f, \"span_s\": %.6f, \"span_load\": "
+			", \"load\": %.6f, \"span_s\": %.6f, \"span_load\": "
 			"%.6f, \"latency_ns\": ",
 			t->load, t->span_s, t->span_load);
 		json_latency(f, &t->lat);
@@ -780,18 +844,18 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		"  \"packets\": {\"generated\": %llu, \"injected\": %llu, "
 		"\"delivered\": %llu, \"in_flight\": %llu, "
 		"\"not_injected\": %llu, \"measured\": %llu, "
-		"\"measured_delivered\": %llu, \"dropped\": {",
-		(unsigned long long)r->generated,
-		(unsigned long long)r->injected,
-		(unsigned long long)r->delivered,
+		"\"measured_delivered\": %llu, \"dropped\": ",
+		(unsigned long long)r->c.generated,
+		(unsigned long long)r->c.injected,
+		(unsigned long long)r->c.delivered,
 		(unsigned long long)r->in_flight,
-		(unsigned long long)r->not_injected,
-		(unsigned long long)r->gen_measured,
-		(unsigned long long)r->del_measured);
-	for (int d = 0; d < DP_DROP_N; d++)
-		fprintf(f, "%s\"%s\": %llu", d ? ", " : "", dp_drop_name[d],
-			(unsigned long long)r->drops[d]);
-	fprintf(f, "}},\n  \"changes\": [");
+		(unsigned long long)r->c.not_injected,
+		(unsigned long long)r->c.gen_measured,
+		(unsigned long long)r->c.del_measured);
+	json_named(f, r->c.drops, DP_DROP_N, dp_drop_name);
+	fprintf(f, "},\n");
+	json_counters(f, &r->c);
+	fprintf(f, "  \"changes\": [");
 	for (uint32_t i = 0; i < r->nfaults; i++) {
 		fprintf(f, "%s{\"t_s\": %.6f, \"ok\": %d, \"what\": ",
 			i ? ", " : "", r->faults[i].t_s, r->faults[i].ok);
@@ -818,7 +882,7 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	json_hist(f, r->lat_hist[1], 1e9 / (r->tsc_hz * r->time_scale));
 	fprintf(f, "},\n");
 	fprintf(f, "  \"hops\": {\"histogram\": ");
-	json_counts(f, r->hops);
+	json_counts(f, r->c.hops, DP_MAX_HOPS);
 	fprintf(f, "},\n");
 	fprintf(f,
 		"  \"ofar\": {\"local_misroutes\": %llu, \"global_misroutes\": "
@@ -826,11 +890,11 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		(unsigned long long)r->mis_local,
 		(unsigned long long)r->mis_global,
 		(unsigned long long)r->esc_entries);
-	json_counts(f, r->escapes);
+	json_counts(f, r->c.escapes, DP_MAX_HOPS);
 	fprintf(f, "},\n");
 	fprintf(f, "  \"paths\": {\"minimal\": %llu, \"nonminimal\": %llu},\n",
-		(unsigned long long)r->minimal,
-		(unsigned long long)r->nonminimal);
+		(unsigned long long)r->c.minimal,
+		(unsigned long long)r->c.nonminimal);
 	fprintf(f,
 		"  \"credit_delay\": {\"delayed\": %llu, \"avg_ns\": %.1f, "
 		"\"outputs\": [",
@@ -919,7 +983,7 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 	fprintf(f,
 		"  \"credit_links_unchecked\": %u,\n  \"corrupt_frames\": "
 		"%llu,\n",
-		r->credit_links_unchecked, (unsigned long long)r->corrupt);
+		r->credit_links_unchecked, (unsigned long long)r->c.corrupt);
 	fprintf(f, "  \"drained\": %s,\n  \"fully_drained\": %s,\n",
 		r->drained ? "true" : "false",
 		r->fully_drained ? "true" : "false");
@@ -934,7 +998,7 @@ int df_report_json(const struct df_plan *pl, const struct df_report *r,
 		"  \"batch\": {\"mode\": \"%s\", \"packets\": %llu, "
 		"\"time_ns\": %.0f, \"received_per_terminal\": {\"min\": "
 		"%llu, \"max\": %llu}},\n",
-		df_mode_name(c->mode), (unsigned long long)r->generated,
+		df_mode_name(c->mode), (unsigned long long)r->c.generated,
 		r->batch_time_ns, (unsigned long long)r->rx_min,
 		(unsigned long long)r->rx_max);
 	fprintf(f,

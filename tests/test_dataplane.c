@@ -74,23 +74,23 @@ static void check_accounting(const char *what, const struct df_report *r)
 	uint64_t drops = 0;
 
 	for (int d = 0; d < DP_DROP_N; d++)
-		drops += r->drops[d];
+		drops += r->c.drops[d];
 	CHECK(r->drained && r->fully_drained, "%s: drained", what);
-	CHECK(r->injected > 0 && r->injected == r->delivered,
+	CHECK(r->c.injected > 0 && r->c.injected == r->c.delivered,
 	      "%s: injected %llu = delivered %llu", what,
-	      (unsigned long long)r->injected,
-	      (unsigned long long)r->delivered);
-	CHECK(r->generated == r->injected + drops + r->not_injected,
+	      (unsigned long long)r->c.injected,
+	      (unsigned long long)r->c.delivered);
+	CHECK(r->c.generated == r->c.injected + drops + r->c.not_injected,
 	      "%s: generated = injected + dropped + never injected", what);
-	CHECK(r->del_measured + r->drops_measured == r->gen_measured &&
-		      r->gen_measured > 0,
+	CHECK(r->c.del_measured + r->c.drops_measured == r->c.gen_measured &&
+		      r->c.gen_measured > 0,
 	      "%s: every measured packet delivered or dropped (%llu)", what,
-	      (unsigned long long)r->gen_measured);
-	CHECK(r->exactly_once && r->corrupt == 0,
+	      (unsigned long long)r->c.gen_measured);
+	CHECK(r->exactly_once && r->c.corrupt == 0,
 	      "%s: each packet delivered exactly once, frames intact", what);
 	CHECK(r->credits_conserved, "%s: every VC has its full credit %s", what,
 	      r->credit_issue);
-	CHECK(r->enq_fail == 0, "%s: no ring overflow", what);
+	CHECK(r->c.enq_fail == 0, "%s: no ring overflow", what);
 }
 
 /*
@@ -214,7 +214,7 @@ static int adaptive_run(const char *name, const char *const *own, int nown,
 	}
 	check_accounting(name, r);
 	if (adv)
-		CHECK(r->nonminimal > 0,
+		CHECK(r->c.nonminimal > 0,
 		      "%s: some packets routed non-minimally", name);
 	return 0;
 }
@@ -268,15 +268,16 @@ static void conservation(void)
 					      (unsigned long long)r.link_tx_pkts
 						      [DF_LINK_GLOBAL]);
 				if (a == 1)
-					CHECK(r.nonminimal > r.minimal,
+					CHECK(r.c.nonminimal > r.c.minimal,
 					      "%s: most VAL paths non-minimal "
 					      "(%llu of %llu)",
 					      name,
-					      (unsigned long long)r.nonminimal,
-					      (unsigned long long)(r.minimal +
-								   r.nonminimal));
+					      (unsigned long long)
+						      r.c.nonminimal,
+					      (unsigned long long)(r.c.minimal +
+								   r.c.nonminimal));
 				else
-					CHECK(r.nonminimal == 0,
+					CHECK(r.c.nonminimal == 0,
 					      "%s: MIN is all minimal", name);
 			}
 	/* the adaptive algorithms: uniform and adversarial, conservation */
@@ -357,10 +358,10 @@ static void conservation(void)
 			continue;
 		}
 		check_accounting(name, &r);
-		CHECK(r.generated == n * per && r.delivered == n * per,
+		CHECK(r.c.generated == n * per && r.c.delivered == n * per,
 		      "%s: exactly %llu packets generated and delivered (%llu)",
 		      name, (unsigned long long)(n * per),
-		      (unsigned long long)r.delivered);
+		      (unsigned long long)r.c.delivered);
 		if (a2a)
 			CHECK(r.rx_min == n - 1 && r.rx_max == n - 1,
 			      "%s: every terminal received one packet from "
