@@ -199,6 +199,25 @@ struct df_emu_opts {
 	volatile const int *stop;
 };
 
+/* A run's phases (emu/run.c): warm-up and measurement with generation
+ * on; then generation on until every measured packet is in (finish);
+ * then a drain of everything in flight and of every credit message. The
+ * last four: how a run that did not drain ended. */
+enum df_run_phase {
+	DF_RUN_WARMUP = 0,
+	DF_RUN_BATCH,
+	DF_RUN_MEASURE,
+	DF_RUN_FINISH,
+	DF_RUN_DRAIN,
+	DF_RUN_PEER_LOST,
+	DF_RUN_STOPPED,
+	DF_RUN_TIMEOUT,
+	DF_RUN_STUCK,
+	DF_RUN_N,
+};
+/* Its name on the status line, in --stats-csv and in telemetry. */
+const char *df_run_phase_name(enum df_run_phase p);
+
 /* --stats-csv's header line (its rows: one a second during a run). */
 void df_status_csv_header(FILE *f);
 

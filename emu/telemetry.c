@@ -82,7 +82,7 @@ static int info(const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "pattern", df_pattern_name(c->pattern));
 	add_frac(d, "load", c->load);
 	rte_tel_data_add_dict_int(d, "workers", (int)tel.pl->nworkers);
-	rte_tel_data_add_dict_string(d, "phase", *tel.phase);
+	rte_tel_data_add_dict_string(d, "phase", df_run_phase_name(*tel.phase));
 	add_frac(d, "elapsed_s", elapsed_s());
 	add_frac(d, "total_s", (c->warmup_ms + c->measure_ms) / 1e3);
 	return 0;

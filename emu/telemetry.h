@@ -23,7 +23,7 @@ struct df_tel_view {
 	uint32_t nlinks;
 	double hz;
 	uint64_t t0; /* TSC at the start of the run */
-	const char *volatile *phase;
+	const volatile enum df_run_phase *phase;
 };
 
 /* Register the commands (once per process); 0 or a negative errno. */

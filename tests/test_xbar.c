@@ -34,7 +34,7 @@ static struct rte_mbuf *pkt(struct pkt_mem *p)
 }
 
 /* Output port with speedup s: its crossbar time per byte is the link's
- * divided by s (emu/emulate.c does the same). */
+ * divided by s (oq_init() in emu/build.c does the same). */
 static void out_init(struct dp_port *op, struct dp_flight *slots, uint32_t nvc,
 		     double s, uint32_t credits)
 {

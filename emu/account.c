@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * After the run: the report's numbers from the workers' counters,
+ * histograms and the routers' and links' own, and the final accounting:
+ * every credit back home (check_credits) and every packet delivered
+ * exactly once (check_delivery).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_int.h"
+#include "instances.h"
+#include "partition.h"
+
+/*
+ * The terminals that offered traffic, the loads' divisor (README "The
+ * report"): a terminal bound to a port when its port brought frames, the
+ * others when the built-in generators sent any; in the measurement window
+ * (window) or since the start. Ports that stay silent do not dilute the
+ * load of those that send.
+ */
+uint32_t emu_load_sources(const struct emu *e, const struct dp_stats *s,
+			  int window)
+{
+	/* what the ports brought, in the unit of the total it is taken
+	 * from: bytes in the window, or frames generated since the start
+	 * (injected, or dropped at ingress) */
+	uint64_t from_ports = 0;
+	uint32_t bound = 0, free_terms = 0;
+
+	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
+		const struct dp_term *te = e->terms[i];
+		uint64_t b;
+		if (!df_part_local(&e->pl->cfg, te->router))
+			continue;
+		if (te->eth < 0) {
+			free_terms++;
+			continue;
+		}
+		b = window ? te->pc.injected_bytes_window : te->pc.injected;
+		for (int d = 0; !window && d < DP_DROP_N; d++)
+			b += te->pc.drops[d];
+		from_ports += b;
+		bound += b > 0;
+	}
+	return bound +
+	       ((window ? s->gen_bytes_window : s->generated) > from_ports
+			? free_terms
+			: 0);
+}
+
+static void check_credits(const struct emu *e, struct df_report *rep)
+{
+	const struct df_topo *t = &e->pl->topo;
+
+	rep->credits_conserved = 1;
+	for (uint32_t r = 0; r < t->nrouters && rep->credits_conserved; r++)
+		for (uint32_t k = 0; k < t->nports; k++) {
+			const struct dp_port *p = &e->routers[r]->port[k];
+			int j = df_part_crossing(&e->pl->cfg, t, r, k);
+			/* a link to a lost instance: the credits of what
+			 * went there never come back */
+			int unchecked = j >= 0 && e->inst != NULL &&
+					emu_inst_lost(e->inst, (uint32_t)j);
+			rep->credit_links_unchecked += (uint32_t)unchecked;
+			for (uint32_t v = 0; v < p->nvc; v++)
+				if ((p->credits[v] != p->credit_full[v] &&
+				     !unchecked) ||
+				    p->waiting[v] != 0) {
+					rep->credits_conserved = 0;
+					snprintf(rep->credit_issue,
+						 sizeof(rep->credit_issue),
+						 "router %u port %u (%s) vc%u "
+						 "holds %u of %u credits, %u "
+						 "flits still counted waiting",
+						 r, k,
+						 df_link_class_name(p->cls), v,
+						 p->credits[v],
+						 p->credit_full[v],
+						 p->waiting[v]);
+					break;
+				}
+		}
+	for (uint32_t i = 0; i < t->nterms && rep->credits_conserved; i++) {
+		const struct dp_port *p = &e->terms[i]->port;
+		if (p->credits[0] != p->credit_full[0]) {
+			rep->credits_conserved = 0;
+			snprintf(rep->credit_issue, sizeof(rep->credit_issue),
+				 "terminal %u holds %u of %u credits", i,
+				 p->credits[0], p->credit_full[0]);
+		}
+	}
+}
+
+/* Exactly once: per source, the delivered sequence numbers must be
+ * 0..n-1, checked by count, sum and sum of squares (mod 2^64). */
+static void check_delivery(const struct emu *e, struct df_report *rep)
+{
+	uint32_t nt = e->pl->topo.nterms;
+
+	rep->exactly_once = 1;
+	for (uint32_t i = 0; i < nt; i++) {
+		unsigned __int128 n = e->terms[i]->seq;
+		uint64_t cnt = 0, sum = 0, sq = 0;
+		if (!df_part_local(&e->pl->cfg, e->terms[i]->router))
+			continue; /* its own instance checks it */
+		for (uint32_t w = 0; w < e->pl->nworkers; w++) {
+			cnt += e->lc[w]->rx_cnt[i];
+			sum += e->lc[w]->rx_sum[i];
+			sq += e->lc[w]->rx_sq[i];
+		}
+		if (e->inst != NULL) /* delivered in the other instances */
+			emu_inst_remote_rx(e->inst, i, &cnt, &sum, &sq);
+		uint64_t esum = (uint64_t)(n * (n - (n > 0)) / 2);
+		uint64_t esq =
+			n ? (uint64_t)((n - 1) * n * (2 * n - 1) / 6) : 0;
+		if (rep->part.nlost) { /* emu_inst_report set it */
+			/* a lost instance took what it delivered with it */
+			if (cnt > (uint64_t)n)
+				rep->exactly_once = 0;
+		} else if (cnt != (uint64_t)n || sum != esum || sq != esq) {
+			rep->exactly_once = 0;
+		}
+	}
+}
+
+/* Average, extremes and quantiles of a latency histogram (TSC) in ns. */
+static void latency_of(const struct dp_hist *h, double ns, struct df_latency *l)
+{
+	l->n = h->n;
+	l->avg_ns = h->n ? (double)h->sum / h->n * ns : 0;
+	l->min_ns = h->min * ns;
+	l->p50_ns = dp_hist_quantile(h, 0.50) * ns;
+	l->p99_ns = dp_hist_quantile(h, 0.99) * ns;
+	l->max_ns = h->max * ns;
+}
+
+/* UGAL-L_CR: what each network output measured and delayed. */
+static void fill_outputs(const struct emu *e, struct df_report *rep)
+{
+	const struct df_topo *t = &e->pl->topo;
+	double ns = 1e9 / e->ehz;
+
+	if (!e->run.credit_delay)
+		return;
+	rep->outputs =
+		calloc((size_t)t->nrouters * t->nports, sizeof(*rep->outputs));
+	if (rep->outputs == NULL)
+		return;
+	for (uint32_t r = 0; r < t->nrouters; r++)
+		for (uint32_t k = 0; k < t->nports; k++) {
+			const struct dp_port *p = &e->routers[r]->port[k];
+			struct df_output_report *o;
+
+			if (p->ctq[0] == NULL)
+				continue;
+			o = &rep->outputs[rep->noutputs++];
+			o->router = r;
+			o->port = k;
+			o->cls = p->cls;
+			o->crt_samples = p->crt_n;
+			o->crt_avg_ns =
+				p->crt_n ? p->crt_sum * ns / p->crt_n : 0;
+			o->crt0_ns = p->crt_n ? p->t_crt0 * ns : 0;
+			o->td_last_ns = p->t_d * ns;
+			o->delayed = p->cr_delayed;
+			o->delay_avg_ns = p->cr_delayed ? p->cr_delay_sum * ns /
+								  p->cr_delayed
+							: 0;
+			rep->cr_delayed += p->cr_delayed;
+			rep->cr_delay_avg_ns += p->cr_delay_sum * ns;
+		}
+	if (rep->cr_delayed)
+		rep->cr_delay_avg_ns /= rep->cr_delayed;
+}
+
+/* Per terminal bound to a port: its offered load over the window (cap:
+ * bytes its link carries in it) and over the span its port sent in (bw:
+ * bytes per second), its frames' latency (ns per TSC). */
+static void fill_term_ports(const struct emu *e, struct df_report *rep,
+			    double cap, double bw, double ns)
+{
+	struct dp_hist *h = malloc(sizeof(*h));
+
+	for (uint32_t i = 0; rep->term_ports && h && i < rep->nterms; i++) {
+		struct df_term_ports *tp = &rep->term_ports[i];
+		uint16_t k = e->port_idx[i];
+
+		tp->load = cap > 0 ? tp->c.injected_bytes_window / cap : 0;
+		tp->span_s = (tp->c.rx_last - tp->c.rx_first) * ns / 1e9;
+		tp->span_load =
+			tp->span_s > 0 && bw > 0
+				? tp->c.injected_bytes / (bw * tp->span_s)
+				: 0;
+		if (k == DP_NO_PORT)
+			continue;
+		dp_port_lat_sum(h, e->lc, e->pl->nworkers, k);
+		latency_of(h, ns, &tp->lat);
+	}
+	free(h);
+}
+
+/* The counters summed and the packets in flight; the ports' traffic, in
+ * total and per terminal, and the terminal whose port refused most. */
+static void fill_counts(const struct emu *e, struct df_report *rep,
+			const struct dp_stats *s)
+{
+	struct dp_term_ports ports;
+
+	rep->c = s->c;
+	rep->in_flight = in_flight(s);
+	dp_term_ports_sum(&ports, e->terms, e->pl->topo.nterms);
+	rep->port_rx = ports.rx;
+	rep->port_tx = ports.tx;
+	rep->arp_replies = ports.arp_replies;
+	rep->port_stalls = ports.stalls;
+	rep->nterms = e->pl->topo.nterms;
+	if (e->pl->cfg.nbind)
+		rep->term_ports = calloc(rep->nterms, sizeof(*rep->term_ports));
+	for (uint32_t i = 0; i < rep->nterms; i++) {
+		const struct dp_term *te = e->terms[i];
+		if (rep->term_ports)
+			rep->term_ports[i].c = te->pc;
+		if (te->pc.stalls > rep->stall_max) {
+			rep->stall_max = te->pc.stalls;
+			rep->stall_term = i;
+		}
+	}
+}
+
+/* The time measured (a batch's: until its last arrival), the time
+ * scale, and the loads offered and accepted over that time. */
+static void fill_loads(const struct emu *e, struct df_report *rep,
+		       const struct dp_stats *s)
+{
+	const struct df_config *c = &e->pl->cfg;
+	double ns = 1e9 / e->ehz;
+	double bw = c->link[DF_LINK_TERMINAL].bandwidth_gbps;
+	uint32_t srcs = emu_load_sources(e, s, 1);
+	double cap;
+
+	/* the window a signal may have cut short */
+	rep->measure_s = (double)(e->run.m1 - e->run.m0) / e->ehz;
+	if (c->mode != DF_MODE_STEADY) {
+		/* loads over the time the batch took to arrive */
+		rep->batch_time_ns = s->last_rx > e->run.m0
+					     ? (s->last_rx - e->run.m0) * ns
+					     : 0;
+		rep->measure_s = rep->batch_time_ns / 1e9;
+	}
+	rep->tsc_hz = e->hz;
+	rep->time_scale = e->ehz / e->hz;
+	rep->nworkers = e->pl->nworkers;
+	/* bytes a terminal link carries in the window, times the terminals
+	 * that offered traffic (of this instance, when partitioned) */
+	cap = bw * 1e9 / 8 * rep->measure_s;
+	rep->offered_load =
+		cap > 0 && srcs > 0 ? s->gen_bytes_window / (cap * srcs) : 0;
+	rep->accepted_load =
+		cap > 0 && srcs > 0 ? s->rx_bytes_window / (cap * srcs) : 0;
+	fill_term_ports(e, rep, cap, bw * 1e9 / 8, ns);
+}
+
+/* Latency (every measured packet, by path class, port frames by pair)
+ * and lateness, from the workers' histograms merged; the workers'
+ * sweeps, sleeps and busy time. */
+static void fill_latency(const struct emu *e, struct df_report *rep)
+{
+	struct dp_hist *lat = calloc(1, sizeof(*lat));
+	struct dp_hist *late = calloc(1, sizeof(*late));
+	double ns = 1e9 / e->ehz;
+
+	for (int k = 0; k < 2; k++)
+		rep->lat_hist[k] = calloc(1, sizeof(struct dp_hist));
+	if (lat && late && rep->lat_hist[0] && rep->lat_hist[1]) {
+		for (uint32_t w = 0; w < e->pl->nworkers; w++) {
+			const struct dp_lcore *lc = e->lc[w];
+			for (int k = 0; k < 2; k++) {
+				dp_hist_merge(rep->lat_hist[k],
+					      &lc->st.latency[k]);
+				dp_hist_merge(lat, &lc->st.latency[k]);
+			}
+			dp_hist_merge(late, &lc->st.lateness);
+			rep->sweeps += lc->sweeps;
+			rep->idle_sleeps += lc->idle_sleeps;
+			rep->busy_s += lc->busy_tsc / e->hz;
+		}
+		latency_of(lat, ns, &rep->lat);
+		for (int k = 0; k < DP_PAIR_N; k++) {
+			memset(lat, 0, sizeof(*lat));
+			for (uint32_t w = 0; w < e->pl->nworkers; w++)
+				dp_hist_merge(lat,
+					      &e->lc[w]->st.ext_latency[k]);
+			latency_of(lat, ns, &rep->lat_ext[k]);
+		}
+		for (int k = 0; k < 2; k++)
+			latency_of(rep->lat_hist[k], ns, &rep->lat_path[k]);
+		rep->late_p50_ns = dp_hist_quantile(late, 0.50) * ns;
+		rep->late_p99_ns = dp_hist_quantile(late, 0.99) * ns;
+		rep->late_max_ns = late->max * ns;
+	}
+	rep->lateness_ok = rep->late_p99_ns <= e->pl->cfg.lateness_tolerance_ns;
+	free(lat);
+	free(late);
+}
+
+/* Packets on each class of link, and on links between two workers. */
+static void fill_links(const struct emu *e, struct df_report *rep)
+{
+	for (uint32_t i = 0; i < e->nlinks; i++) {
+		const struct dp_link *l = &e->links[i];
+		rep->link_tx_pkts[l->cls] += l->tx_pkts;
+		if (l->cls != DF_LINK_TERMINAL &&
+		    df_plan_crosses(e->pl, l->from, l->to))
+			rep->cross_worker_pkts += l->tx_pkts;
+	}
+}
+
+/* The routers' hops and path decisions, in total and per router, and
+ * what PAR and OFAR decided in transit. */
+static void fill_routers(const struct emu *e, struct df_report *rep)
+{
+	rep->nrouters = e->pl->topo.nrouters;
+	rep->router_min = calloc(rep->nrouters, sizeof(uint64_t));
+	rep->router_nonmin = calloc(rep->nrouters, sizeof(uint64_t));
+	for (uint32_t r = 0; r < e->pl->topo.nrouters; r++) {
+		const struct dp_router *ro = e->routers[r];
+		rep->router_hops += ro->forwarded;
+		rep->decisions_min += ro->decisions_min;
+		rep->decisions_nonmin += ro->decisions_nonmin;
+		rep->redecisions += ro->redecisions;
+		rep->switches += ro->switches;
+		rep->mis_local += ro->mis_local;
+		rep->mis_global += ro->mis_global;
+		rep->esc_entries += ro->esc_entries;
+		if (rep->router_min && rep->router_nonmin) {
+			rep->router_min[r] = ro->decisions_min;
+			rep->router_nonmin[r] = ro->decisions_nonmin;
+		}
+	}
+}
+
+/* Packets received per terminal of this instance (the least, the most)
+ * and measured packets injected per router (fairness). */
+static void fill_terms(const struct emu *e, struct df_report *rep)
+{
+	rep->rx_min = UINT64_MAX;
+	for (uint32_t i = 0; i < e->pl->topo.nterms; i++) {
+		uint64_t n = e->terms[i]->rx_pkts;
+		if (!df_part_local(&e->pl->cfg, e->terms[i]->router))
+			continue;
+		rep->rx_min = n < rep->rx_min ? n : rep->rx_min;
+		rep->rx_max = n > rep->rx_max ? n : rep->rx_max;
+	}
+	rep->router_injected = calloc(rep->nrouters, sizeof(uint64_t));
+	for (uint32_t i = 0; rep->router_injected && i < e->pl->topo.nterms;
+	     i++)
+		rep->router_injected[e->terms[i]->router] +=
+			e->terms[i]->inj_measured;
+}
+
+void emu_account(const struct emu *e, struct df_report *rep)
+{
+	struct dp_stats s;
+
+	sum_stats(e, &s);
+	fill_counts(e, rep, &s);
+	fill_loads(e, rep, &s);
+	fill_latency(e, rep);
+	fill_links(e, rep);
+	fill_routers(e, rep);
+	fill_terms(e, rep);
+	fill_outputs(e, rep);
+	rep->fully_drained =
+		rep->in_flight == 0 && s.credits_out == s.credits_in;
+	if (e->inst != NULL) {
+		/* the network's accounting, not this instance's alone */
+		struct emu_inst_local l = {.s = &s, .gen_stopped = 1};
+		emu_inst_report(e->inst, &l, rep);
+		rep->in_flight = rep->part.in_flight;
+		rep->fully_drained = emu_inst_drained(e->inst, &l);
+	}
+	check_credits(e, rep);
+	check_delivery(e, rep);
+}
