@@ -123,9 +123,9 @@ struct dp_term_ports {
  *
  * Adding a counter: one X line here, its increment in dataplane/
  * (lc->st.name++), and, only if it needs a sentence of its own in the
- * text report, that sentence (emu/report.c), with text NULL here; with a
- * text instead, the "counters" line shows it. Not counters, and by hand
- * below: last_rx (a time: the maximum is taken) and the histograms.
+ * text report, that sentence (emu/report_text.c), with text NULL here;
+ * with a text instead, the "counters" line shows it. Not counters, and by
+ * hand below: last_rx (a time: the maximum is taken) and the histograms.
  */
 #define DP_STATS_COUNTERS(X, A)                                         \
 	/* packets generated, and those measured (their instants in the \
