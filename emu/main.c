@@ -34,6 +34,9 @@ struct app_args {
 	const char *json;
 	const char *stats_csv;
 	int quiet, check, print_addresses, print_config, help, pdump;
+	/* where EAL's arguments are: argv[split] is --eal (after it) or --
+	 * (dpdk_style: before it); -1: none given */
+	int split, dpdk_style;
 	char **eal;
 	int neal;
 };
@@ -137,6 +140,24 @@ static int help_config(const char *format)
 	return -1;
 }
 
+/* One more --set: SECTION.KEY=VALUE as given (key NULL), or key=value
+ * for an option that stands for one (owned). Returns 0 or -1. */
+static int add_set(struct app_args *a, const char *key, const char *value)
+{
+	if (a->nsets == MAX_SETS) {
+		fprintf(stderr, "dfemu: too many --set (max %d)\n", MAX_SETS);
+		return -1;
+	}
+	if (key == NULL) {
+		a->sets[a->nsets++] = value;
+		return 0;
+	}
+	if (asprintf(&a->owned[a->nowned], "%s=%s", key, value) < 0)
+		return -1;
+	a->sets[a->nsets++] = a->owned[a->nowned++];
+	return 0;
+}
+
 static int parse_app(int argc, char **argv, struct app_args *a)
 {
 	static const struct option opts[] = {
@@ -166,31 +187,20 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 			a->config = optarg;
 			break;
 		case 's':
-			if (a->nsets == MAX_SETS) {
-				fprintf(stderr,
-					"dfemu: too many --set (max "
-					"%d)\n",
-					MAX_SETS);
+			if (add_set(a, NULL, optarg))
 				return -1;
-			}
-			a->sets[a->nsets++] = optarg;
 			break;
 		case 'C':
+			if (add_set(a, "capture.links", optarg))
+				return -1;
+			break;
 		case 'w':
+			if (add_set(a, "capture.file", optarg))
+				return -1;
+			break;
 		case 'i':
-			if (a->nsets == MAX_SETS) {
-				fprintf(stderr,
-					"dfemu: too many --set (max %d)\n",
-					MAX_SETS);
+			if (add_set(a, "partition.instance", optarg))
 				return -1;
-			}
-			if (asprintf(&a->owned[a->nowned], "%s=%s",
-				     c == 'C'	? "capture.links"
-				     : c == 'w' ? "capture.file"
-						: "partition.instance",
-				     optarg) < 0)
-				return -1;
-			a->sets[a->nsets++] = a->owned[a->nowned++];
 			break;
 		case 'S':
 			a->stats_csv = optarg;
@@ -458,6 +468,18 @@ static void on_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* /dfemu/ telemetry commands; a run goes on without them. */
+static void register_telemetry(void)
+{
+	int rc = df_telemetry_register();
+
+	if (rc)
+		fprintf(stderr,
+			"dfemu: warning: /dfemu/ telemetry commands not "
+			"registered (%s); the run goes on without them\n",
+			strerror(-rc));
+}
+
 static struct app_args app; /* global: atexit frees what it owns */
 
 static void free_owned(void)
@@ -467,107 +489,116 @@ static void free_owned(void)
 	app.nowned = 0;
 }
 
-int main(int argc, char **argv)
+/* Where EAL's arguments are in argv (a->split: after --eal, or before
+ * --, DPDK style), and the application's parsed. Returns 0 or -1. */
+static int parse_args(int argc, char **argv, struct app_args *a)
 {
-	struct df_config cfg;
-	struct df_plan pl;
-	struct df_report rep = {0};
-	struct df_emu_opts eo = {0};
-	char err[2048], store[1024];
-	char *eal_argv[MAX_EAL_ARGS + 2];
-	int split = -1, dpdk_style = 0, rc, app_argc, nworkers;
 	char **app_argv;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int app_argc, rc;
 
-	atexit(free_owned);
-
+	a->split = -1;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--eal")) {
-			split = i;
+			a->split = i;
 			break;
 		}
-	if (split < 0)
+	if (a->split < 0)
 		for (int i = 1; i < argc; i++)
 			if (!strcmp(argv[i], "--")) {
-				split = i;
-				dpdk_style = 1;
+				a->split = i;
+				a->dpdk_style = 1;
 				break;
 			}
 	/* application arguments, with argv[0] in front for getopt */
 	app_argv = calloc(argc + 1, sizeof(char *));
 	app_argv[0] = argv[0];
 	app_argc = 1;
-	if (split < 0)
+	if (a->split < 0)
 		for (int i = 1; i < argc; i++)
 			app_argv[app_argc++] = argv[i];
-	else if (dpdk_style)
-		for (int i = split + 1; i < argc; i++)
+	else if (a->dpdk_style)
+		for (int i = a->split + 1; i < argc; i++)
 			app_argv[app_argc++] = argv[i];
 	else
-		for (int i = 1; i < split; i++)
+		for (int i = 1; i < a->split; i++)
 			app_argv[app_argc++] = argv[i];
-	rc = parse_app(app_argc, app_argv, &app);
+	rc = parse_app(app_argc, app_argv, a);
 	free(app_argv); /* the options point into argv itself */
-	if (rc)
-		return 2;
-	if (app.help)
-		return 0;
+	return rc;
+}
 
-	df_config_defaults(&cfg);
-	if (df_config_load(&cfg, app.config, app.sets, app.nsets, err,
-			   sizeof(err))) {
+/* The plan, for the worker lcores there will be: [run] workers, else
+ * one per CPU but the main lcore's, or with EAL arguments given as many
+ * as EAL may have (placed again once it is up: replan). */
+static int build_plan(struct df_plan *pl, const struct df_config *cfg)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int nworkers;
+	char err[2048];
+
+	nworkers = cfg->workers ? (int)cfg->workers : (ncpu > 1 ? ncpu - 1 : 1);
+	if (app.split >= 0) /* EAL decides; check against it after init */
+		nworkers = cfg->workers ? (int)cfg->workers : 128;
+	if (df_plan_build(pl, cfg, nworkers, err, sizeof(err))) {
 		fprintf(stderr, "dfemu: %s\n", err);
-		return 2;
+		return -1;
 	}
-	if (app.print_addresses) {
-		print_addresses(&cfg, stdout);
-		return 0;
-	}
-	if (app.print_config) {
-		print_config(&cfg, stdout);
-		return 0;
-	}
-	nworkers = cfg.workers ? (int)cfg.workers : (ncpu > 1 ? ncpu - 1 : 1);
-	if (split >= 0) /* EAL decides; check against it after init */
-		nworkers = cfg.workers ? (int)cfg.workers : 128;
-	if (df_plan_build(&pl, &cfg, nworkers, err, sizeof(err))) {
-		fprintf(stderr, "dfemu: %s\n", err);
-		return 2;
-	}
-	if (app.check) {
-		df_plan_summary(&pl, stdout);
-		printf("  memory       %llu MB: %llu MB of dataplane state, "
-		       "the "
-		       "rest mbufs (hugepages free: %llu MB; else --no-huge "
-		       "-m)\n",
-		       (unsigned long long)(df_emulate_mem_bytes(&pl) >> 20),
-		       (unsigned long long)(df_emulate_state_bytes(&pl) >> 20),
-		       (unsigned long long)(df_hugepages_free() >> 20));
-		df_report_time_scale(stdout, &cfg, cfg.time_scale);
-		df_plan_free(&pl);
-		return 0;
-	}
-	if (split >= 0) {
-		int from = dpdk_style ? 1 : split + 1;
-		int to = dpdk_style ? split : argc;
+	return 0;
+}
+
+/* --check: the plan's summary and the memory it needs. */
+static void print_check(const struct df_plan *pl, const struct df_config *cfg)
+{
+	df_plan_summary(pl, stdout);
+	printf("  memory       %llu MB: %llu MB of dataplane state, the rest "
+	       "mbufs (hugepages free: %llu MB; else --no-huge -m)\n",
+	       (unsigned long long)(df_emulate_mem_bytes(pl) >> 20),
+	       (unsigned long long)(df_emulate_state_bytes(pl) >> 20),
+	       (unsigned long long)(df_hugepages_free() >> 20));
+	df_report_time_scale(stdout, cfg, cfg->time_scale);
+}
+
+/* EAL's arguments: the ones given (after --eal, or before --), or
+ * dfemu's own (default_eal); then the --vdevs of ports. Returns 0, or
+ * the exit status. */
+static int eal_args(struct df_plan *pl, const struct df_config *cfg, int argc,
+		    char **argv)
+{
+	/* as long as the process: EAL may keep pointers into them */
+	static char *eal_argv[MAX_EAL_ARGS + 2];
+	static char store[1024];
+	int rc;
+
+	if (app.split >= 0) {
+		int from = app.dpdk_style ? 1 : app.split + 1;
+		int to = app.dpdk_style ? app.split : argc;
 		app.neal = 0;
 		eal_argv[app.neal++] = argv[0];
 		for (int i = from; i < to && app.neal < MAX_EAL_ARGS; i++)
 			eal_argv[app.neal++] = argv[i];
 		app.eal = eal_argv;
-	} else if ((rc = default_eal(&app, &pl, &argv[0], store,
+	} else if ((rc = default_eal(&app, pl, &argv[0], store,
 				     sizeof(store))) != 0) {
 		if (rc == -1)
 			fprintf(stderr, "dfemu: out of memory\n");
-		df_plan_free(&pl);
+		df_plan_free(pl);
 		return 3;
 	}
-	if (add_vdevs(&app, &cfg, pl.topo.nterms)) {
+	if (add_vdevs(&app, cfg, pl->topo.nterms)) {
 		fprintf(stderr, "dfemu: out of memory\n");
 		return 3;
 	}
+	return 0;
+}
+
+/* EAL up with a worker lcore at least, and --pdump's server. Returns 0,
+ * or the exit status. */
+static int start_eal(struct df_plan *pl, const struct df_config *cfg)
+{
+	int rc;
+
 	if (!app.quiet) {
-		print_bound(&cfg, stderr);
+		print_bound(cfg, stderr);
 		fprintf(stderr, "dfemu: EAL");
 		for (int i = 1; i < app.neal; i++)
 			fprintf(stderr, " %s", app.eal[i]);
@@ -580,13 +611,13 @@ int main(int argc, char **argv)
 		for (int i = 1; i < app.neal; i++)
 			fprintf(stderr, " %s", app.eal[i]);
 		fprintf(stderr, ")\n");
-		df_plan_free(&pl);
+		df_plan_free(pl);
 		return 3;
 	}
 	if (rte_lcore_count() < 2) {
 		fprintf(stderr, "dfemu: EAL gave no worker lcore; give it at "
 				"least two lcores (e.g. -l 0-1)\n");
-		df_plan_free(&pl);
+		df_plan_free(pl);
 		df_eal_cleanup();
 		return 3;
 	}
@@ -605,67 +636,139 @@ int main(int argc, char **argv)
 				"(-D lists them)\n",
 				df_eal_file_prefix());
 	}
-	if (split >= 0 && cfg.workers == 0) {
-		/* re-place on the worker lcores EAL actually has */
-		df_plan_free(&pl);
-		if (df_plan_build(&pl, &cfg, rte_lcore_count() - 1, err,
-				  sizeof(err))) {
-			fprintf(stderr, "dfemu: %s\n", err);
-			df_eal_cleanup();
-			return 2;
-		}
+	return 0;
+}
+
+/* With the EAL arguments given and [run] workers = 0: the plan placed
+ * again on the worker lcores EAL actually has. Returns 0, or the exit
+ * status. */
+static int replan(struct df_plan *pl, const struct df_config *cfg)
+{
+	char err[2048];
+
+	if (app.split < 0 || cfg->workers != 0)
+		return 0;
+	df_plan_free(pl);
+	if (df_plan_build(pl, cfg, rte_lcore_count() - 1, err, sizeof(err))) {
+		fprintf(stderr, "dfemu: %s\n", err);
+		df_eal_cleanup();
+		return 2;
 	}
-	rc = df_telemetry_register();
-	if (rc)
-		fprintf(stderr,
-			"dfemu: warning: /dfemu/ telemetry commands not "
-			"registered (%s); the run goes on without them\n",
-			strerror(-rc));
-	eo.quiet = app.quiet;
-	eo.status = stderr;
-	eo.tsc_hz = df_tsc_calibrate(cfg.tsc_calibrate_ms);
-	eo.stop = &stop_signals;
+	return 0;
+}
+
+/* The emulation's options: status, TSC rate, signals, --stats-csv (its
+ * header written). Returns 0, or the exit status. */
+static int emu_opts(struct df_emu_opts *eo, struct df_plan *pl,
+		    const struct df_config *cfg)
+{
+	eo->quiet = app.quiet;
+	eo->status = stderr;
+	eo->tsc_hz = df_tsc_calibrate(cfg->tsc_calibrate_ms);
+	eo->stop = &stop_signals;
 	if (app.stats_csv) {
-		eo.csv = fopen(app.stats_csv, "w");
-		if (eo.csv == NULL) {
+		eo->csv = fopen(app.stats_csv, "w");
+		if (eo->csv == NULL) {
 			fprintf(stderr, "dfemu: --stats-csv %s: %s\n",
 				app.stats_csv, strerror(errno));
-			df_plan_free(&pl);
+			df_plan_free(pl);
 			df_eal_cleanup();
 			return 2;
 		}
-		df_status_csv_header(eo.csv);
+		df_status_csv_header(eo->csv);
 	}
-	on_signals();
-	if (pl.cfg.time_scale == 0 &&
-	    df_time_scale_auto(&pl, &eo, app.quiet ? NULL : stderr, err,
+	return 0;
+}
+
+/* A completed run's exit status (usage's "Exit status"). */
+static int exit_status(const struct df_report *rep)
+{
+	int rc = rep->drained && rep->fully_drained && rep->credits_conserved &&
+				 rep->exactly_once && !rep->c.corrupt &&
+				 !rep->c.enq_fail && !rep->part.lost_peer[0]
+			 ? 0
+			 : 1;
+
+	/* the instances left accounted for everything, without one that
+	 * was lost */
+	if (rc == 0 && rep->part.nlost)
+		rc = 4;
+	/* accounted for, but partly the host's numbers */
+	if (rc == 0 && !rep->lateness_ok)
+		rc = 5;
+	return rc;
+}
+
+/* The run (after the time scale's trials, when auto), its report and
+ * JSON. Returns the exit status. */
+static int run(struct df_plan *pl, const struct df_emu_opts *eo,
+	       struct df_report *rep)
+{
+	char err[2048];
+	int rc;
+
+	if (pl->cfg.time_scale == 0 &&
+	    df_time_scale_auto(pl, eo, app.quiet ? NULL : stderr, err,
 			       sizeof(err))) {
 		fprintf(stderr, "dfemu: time scale auto: %s\n", err);
-		rc = 3;
-	} else if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
+		return 3;
+	}
+	if (df_emulate(pl, eo, rep, err, sizeof(err))) {
+		fprintf(stderr, "dfemu: %s\n", err);
+		return 3;
+	}
+	df_report_print(pl, rep, stdout);
+	rc = exit_status(rep);
+	if (app.json && df_report_json(pl, rep, app.json, err, sizeof(err))) {
 		fprintf(stderr, "dfemu: %s\n", err);
 		rc = 3;
-	} else {
-		df_report_print(&pl, &rep, stdout);
-		rc = rep.drained && rep.fully_drained &&
-				     rep.credits_conserved &&
-				     rep.exactly_once && !rep.c.corrupt &&
-				     !rep.c.enq_fail && !rep.part.lost_peer[0]
-			     ? 0
-			     : 1;
-		/* the instances left accounted for everything, without one
-		 * that was lost */
-		if (rc == 0 && rep.part.nlost)
-			rc = 4;
-		/* accounted for, but partly the host's numbers */
-		if (rc == 0 && !rep.lateness_ok)
-			rc = 5;
-		if (app.json &&
-		    df_report_json(&pl, &rep, app.json, err, sizeof(err))) {
-			fprintf(stderr, "dfemu: %s\n", err);
-			rc = 3;
-		}
 	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct df_config cfg;
+	struct df_plan pl;
+	struct df_report rep = {0};
+	struct df_emu_opts eo = {0};
+	char err[2048];
+	int rc;
+
+	atexit(free_owned);
+	if (parse_args(argc, argv, &app))
+		return 2;
+	if (app.help)
+		return 0;
+	df_config_defaults(&cfg);
+	if (df_config_load(&cfg, app.config, app.sets, app.nsets, err,
+			   sizeof(err))) {
+		fprintf(stderr, "dfemu: %s\n", err);
+		return 2;
+	}
+	if (app.print_addresses) {
+		print_addresses(&cfg, stdout);
+		return 0;
+	}
+	if (app.print_config) {
+		print_config(&cfg, stdout);
+		return 0;
+	}
+	if (build_plan(&pl, &cfg))
+		return 2;
+	if (app.check) {
+		print_check(&pl, &cfg);
+		df_plan_free(&pl);
+		return 0;
+	}
+	if ((rc = eal_args(&pl, &cfg, argc, argv)) ||
+	    (rc = start_eal(&pl, &cfg)) || (rc = replan(&pl, &cfg)))
+		return rc;
+	register_telemetry();
+	if ((rc = emu_opts(&eo, &pl, &cfg)))
+		return rc;
+	on_signals();
+	rc = run(&pl, &eo, &rep);
 	if (eo.csv)
 		fclose(eo.csv);
 	if (app.pdump)
