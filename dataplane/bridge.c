@@ -134,7 +134,7 @@ void dp_bridge_send(struct dp_bridge *b, uint32_t peer, struct rte_mbuf **m,
 		discard(p, p->pend, p->npend);
 		p->npend = 0;
 		/* but STATS still go: they tell it (if it only stalled) that
-		 * it is taken as lost, and it ends (instances.c) */
+		 * it is taken as lost, and it ends (emu/peer_sync.c) */
 		if (n == 1 && encap_hdr(m[0])->type == DP_ENCAP_STATS &&
 		    rte_eth_tx_burst(p->port, 0, m, 1) == 1)
 			return;
@@ -488,7 +488,8 @@ static void handle(struct dp_bridge *b, struct rte_mbuf *m, uint64_t now)
 		b->bad_frames++;
 		rte_pktmbuf_free(m);
 	} else if (unlikely(b->peer[h->src_instance].lost)) {
-		/* taken as lost: its accounting is closed (instances.c) */
+		/* taken as lost: its accounting is closed
+		 * (emu/peer_accounting.c) */
 		b->peer[h->src_instance].ignored++;
 		rte_pktmbuf_free(m);
 	} else if (h->type == DP_ENCAP_DATA) {

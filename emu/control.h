@@ -27,7 +27,7 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 			      size_t errlen);
 /* Main lcore: scheduled events now due, and a pending command. */
 void emu_ctl_poll(struct emu_ctl *c, uint64_t now);
-/* A partitioned run lost instance j (emu/instances.c): its routers are
+/* A partitioned run lost instance j (emu/peer_sync.c): its routers are
  * taken out of the tables and its links go down here. why: how it was
  * found lost. Returns 0, 1 while the change before settles (ask again),
  * or -1 when the run cannot go on without it (msg says why). */
