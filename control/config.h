@@ -29,7 +29,6 @@ enum df_arrangement {
 	DF_ARR_FILE = 5,      /* file:PATH, an explicit link list */
 };
 
-
 enum df_pattern {
 	DF_PAT_UNIFORM = 0,
 	DF_PAT_ADVERSARIAL = 1,
@@ -201,7 +200,7 @@ struct df_config {
 	uint64_t cap_limit_mb; /* file size at which writing stops (0: none) */
 	char cap_file[256];
 
-	/* [faults] (control/faults.h, emu/control.c) */
+	/* [faults] (control/faults.h, emu/changes.c) */
 	char fault_events[1024]; /* "T:down:rR.pP, T:up:rR.pP, T:load:X" */
 	enum df_in_flight fault_in_flight;
 

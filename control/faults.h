@@ -16,7 +16,7 @@
  *
  * Only two versions may have packets in flight at once: the caller
  * refuses the next change until every packet routed under the tables
- * before the last one has moved on (emu/control.c: every input queue's
+ * before the last one has moved on (emu/change_apply.c: every input queue's
  * head has passed where its tail was at the change, and one link latency
  * more has passed for the packets that were on the links).
  */

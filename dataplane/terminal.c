@@ -85,7 +85,7 @@ static void generate(struct dp_term *t, uint64_t now)
 	const struct dp_run *run = t->lc->run;
 
 	if (unlikely(t->paused)) {
-		/* drained (emu/control.c): no packets; the schedule starts
+		/* drained (emu/change_apply.c): no packets; the schedule starts
 		 * afresh when it resumes */
 		if (t->next_gen <= now)
 			t->next_gen = now + (run->slot_q16 >> 16) + 1;

@@ -244,7 +244,7 @@ static int build_nodes(struct emu *e)
 			/* OFAR: the escape VC. Only the ring's links use
 			 * it, but every router-to-router port has it: a
 			 * link failure rebuilds the ring over other links
-			 * (emu/control.c) */
+			 * (emu/changes.c) */
 			int esc = pl->ring.n > 1 && pi->cls != DF_LINK_TERMINAL;
 			if (port_init(e, &ro->port[k], pi->cls, out, in, 1,
 				      esc))

@@ -157,7 +157,7 @@ struct df_report {
 	struct df_output_report *outputs; /* CR: network outputs, malloc'd */
 	uint32_t noutputs;
 	/* [partition]: this instance and what crossed to each peer; the
-	 * whole network's accounting (emu/instances.c) */
+	 * whole network's accounting (emu/peer_accounting.c) */
 	struct df_part_report {
 		uint32_t ninst, instance, lo, hi; /* its groups lo..hi */
 		uint32_t nterms;		  /* terminals here */

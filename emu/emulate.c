@@ -2,7 +2,7 @@
 /*
  * From a checked plan to running routers and back: the dataplane is
  * built (emu/build.c, emu/sizing.c, emu/traffic.c), the instances of a
- * partitioned run meet (emu/instances.c), the workers run while the main
+ * partitioned run meet (emu/peer_handshake.c), the workers run while the main
  * lcore sleeps between its duties (emu/run.c), then the final accounting
  * (emu/account.c: every packet and every credit) and the teardown.
  */

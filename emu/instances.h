@@ -52,7 +52,7 @@ int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
 		  uint64_t now, struct df_report *rep, uint32_t *newly_lost);
 
 /*
- * Run-time changes in a partitioned run (emu/control.c, dataplane/encap.h
+ * Run-time changes in a partitioned run (emu/changes.c, dataplane/encap.h
  * struct dp_encap_change): instance 0 makes them ([faults] events,
  * telemetry commands) and announces each: a table change as PREPARE
  * (version v), a load change as LOAD. The others prepare the same tables

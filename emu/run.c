@@ -13,7 +13,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
-#include "control.h"
+#include "changes.h"
 #include "emu_capture.h"
 #include "emu_int.h"
 #include "instances.h"
@@ -93,7 +93,7 @@ static int interrupt(struct emu *e, const struct df_emu_opts *o, uint64_t now,
 
 /*
  * Peers taken as lost (bits of *todo): out of the tables, their links
- * down (emu/control.c), each once the change before has settled. Returns
+ * down (emu/changes.c), each once the change before has settled. Returns
  * -1 when the run cannot go on without one (rep->part.lost_peer says
  * why).
  */

@@ -7,7 +7,7 @@
 #include <rte_cycles.h>
 #include <rte_telemetry.h>
 
-#include "control.h"
+#include "changes.h"
 #include "telemetry.h"
 #include "terminals.h"
 #include "xbar.h"
@@ -480,7 +480,7 @@ static void add_long_string(struct rte_tel_data *d, const char *name,
 	rte_tel_data_add_dict_container(d, name, a, 0);
 }
 
-/* Run-time changes go to the main lcore (control.h); not under tel_lock,
+/* Run-time changes go to the main lcore (changes.h); not under tel_lock,
  * which the main lcore takes when the run ends. */
 static int change(enum df_fault_op op, const char *params,
 		  struct rte_tel_data *d)

@@ -99,7 +99,7 @@ static uint32_t occupancy(const struct dp_run *run, const struct dp_port *p)
 /* Free to send on now: serializer idle (with output queues: the
  * crossbar's output), link up (a link going down or coming back is
  * marked after the tables and ring that avoid or use it are in place,
- * emu/control.c) */
+ * emu/change_apply.c) */
 static inline int idle(const struct dp_run *run, const struct dp_port *p,
 		       uint64_t now)
 {
@@ -251,7 +251,7 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 {
 	const struct dp_run *run = r->lc->run;
 	/* one version of each for the whole decision: a link change swaps
-	 * the ring, then the tables (emu/control.c) */
+	 * the ring, then the tables (emu/change_apply.c) */
 	const struct df_ring *ring =
 		__atomic_load_n(&run->ring, __ATOMIC_ACQUIRE);
 	const struct df_tables *tb =

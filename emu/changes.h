@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#ifndef DF_CONTROL_RUN_H
-#define DF_CONTROL_RUN_H
+#ifndef EMU_CHANGES_H
+#define EMU_CHANGES_H
 
 /*
  * Changes while a run goes on: links down and up, routers

@@ -1,114 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Run-time changes (control.h): [faults] events and telemetry commands,
- * carried out on the main lcore.
+ * Each run-time change made (changes.h): a link down or up, a router
+ * drained or back, the offered load, an instance lost. A new table
+ * version is built and checked, then installed (or in a partitioned run
+ * staged for the bridge), the link marked after it, and settling waits
+ * until no packet routed under the old tables is left (faults.h).
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_atomic.h>
-
-#include "control.h"
 #include <rte_cycles.h>
+
+#include "changes_private.h"
 #include "encap.h"
 #include "partition.h"
 #include "router.h"
-
-#define MAX_LOG	     256
-#define MAX_ANNOUNCE 16
-
-/* A partitioned run's instance 0 makes the changes and announces them;
- * the others follow (instances.h). */
-enum ctl_role { ROLE_ALONE, ROLE_LEADER, ROLE_FOLLOWER };
-
-struct emu_ctl {
-	const struct df_plan *pl;
-	struct dp_run *run;
-	struct dp_router *const *routers;
-	struct dp_term *const *terms;
-	double hz;	/* TSC per emulated second: event times, the log */
-	double wall_hz; /* TSC per wall second: how long checks took */
-	uint64_t t0;
-	uint32_t next_event;
-	int deferred; /* the next event waits for a change to settle */
-	/* link failures: possible (why_not == NULL) and their state */
-	const char *why_not;
-	int faults_ready;
-	struct df_faults f;
-	struct df_tables **versions; /* every table version installed */
-	uint32_t nversions, cversions;
-	struct df_ring **rings; /* OFAR: every escape ring installed since */
-	uint32_t nrings;
-	double load;
-	/* a partitioned run: the role, table changes made (link, drain)
-	 * and of them settled here, whether every peer has settled them
-	 * too (the caller says), and changes made but not yet announced */
-	enum ctl_role role;
-	uint32_t nchanges, nsettled, nloads;
-	int counted; /* the change settling now is one of nchanges */
-	int peers_settled;
-	struct {
-		int kind; /* DP_CHANGE_PREPARE or _LOAD */
-		uint32_t n;
-		enum df_fault_op op;
-		char arg[64];
-	} ann[MAX_ANNOUNCE];
-	uint32_t nann;
-	/* a partitioned run's table change, prepared (run->tb_next) and made
-	 * here once the bridge switches to it: what to do then */
-	struct {
-		int on;
-		uint32_t version;
-		enum df_fault_op op;
-		uint32_t r, port;
-		struct df_tables *nt;
-		uint64_t at; /* prepared */
-		char what[48], msg[320];
-	} staged;
-	/* settling after a link change (faults.h): queue tails to pass,
-	 * stage 1 (tails at the change) then 2 (tails one link delay after
-	 * stage 1 ended), and when stage 2's snapshot is due */
-	int settling;
-	uint32_t *snap;
-	uint64_t snap2_at, changed_at, link_delay;
-	/* what happened */
-	struct df_fault_log log[MAX_LOG];
-	uint32_t nlog;
-	/* one command from the telemetry thread: state 0 free, 1 posted,
-	 * 2 answered */
-	volatile int req_state;
-	enum df_fault_op req_op;
-	char req_arg[64];
-	char req_reply[320];
-	int req_rc;
-	volatile int closing;
-};
-
-/* The run the telemetry thread may talk to: requests one at a time. */
-static pthread_mutex_t req_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct emu_ctl *active;
-
-static void add_log(struct emu_ctl *c, uint64_t now, int ok, const char *what,
-		    const char *msg)
-{
-	struct df_fault_log *l;
-
-	if (c->nlog == MAX_LOG)
-		return;
-	pthread_mutex_lock(&active_lock);
-	l = &c->log[c->nlog];
-	l->t_s = (double)(now - c->t0) / c->hz;
-	l->ok = ok;
-	snprintf(l->what, sizeof(l->what), "%s", what);
-	snprintf(l->msg, sizeof(l->msg), "%s", msg);
-	c->nlog++;
-	pthread_mutex_unlock(&active_lock);
-}
 
 /* Table entries (router, destination) that differ from the full wiring's. */
 static uint64_t changed_entries(const struct df_tables *a,
@@ -174,7 +83,7 @@ static int passed(const struct emu_ctl *c)
  * were on a link, routed under the old tables, and routed under the new
  * ones on arrival -- has left too.
  */
-static void settle(struct emu_ctl *c, uint64_t now)
+void ctl_settle(struct emu_ctl *c, uint64_t now)
 {
 	char msg[96];
 
@@ -192,7 +101,7 @@ static void settle(struct emu_ctl *c, uint64_t now)
 			 "no packet routed under the tables before the last "
 			 "change is left, %.1f ms after it",
 			 (double)(now - c->changed_at) * 1e3 / c->hz);
-		add_log(c, now, 1, "settled", msg);
+		ctl_add_log(c, now, 1, "settled", msg);
 	}
 }
 
@@ -353,7 +262,7 @@ static void make(struct emu_ctl *c, struct df_tables *nt, enum df_fault_op op,
 	}
 	c->staged.on = 1;
 	c->staged.at = now;
-	c->staged.what[0] = '\0'; /* apply() names it */
+	c->staged.what[0] = '\0'; /* ctl_apply() names it */
 	c->staged.version = c->run->tb_version + 1;
 	c->staged.op = op;
 	c->staged.r = r;
@@ -369,7 +278,7 @@ static void make(struct emu_ctl *c, struct df_tables *nt, enum df_fault_op op,
 
 /* Partitioned: the bridge switched to the staged tables: the change is
  * made here. */
-static void staged_made(struct emu_ctl *c, uint64_t now)
+void ctl_staged_made(struct emu_ctl *c, uint64_t now)
 {
 	size_t len = strlen(c->staged.msg);
 
@@ -378,7 +287,7 @@ static void staged_made(struct emu_ctl *c, uint64_t now)
 	snprintf(c->staged.msg + len, sizeof(c->staged.msg) - len,
 		 "; table version %u, prepared here at %.3f s",
 		 c->staged.version, (double)(c->staged.at - c->t0) / c->hz);
-	add_log(c, now, 1, c->staged.what, c->staged.msg);
+	ctl_add_log(c, now, 1, c->staged.what, c->staged.msg);
 	c->staged.on = 0;
 }
 
@@ -513,8 +422,8 @@ static int load_op(struct emu_ctl *c, double load, char *msg, size_t n)
 	return 0;
 }
 
-static int apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
-		 uint64_t now, char *msg, size_t n)
+int ctl_apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
+	      uint64_t now, char *msg, size_t n)
 {
 	char what[48];
 	uint32_t r, port;
@@ -558,10 +467,10 @@ static int apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
 				     n);
 	}
 	if (rc == 0 && op != DF_FAULT_LOAD && c->role != ROLE_ALONE)
-		/* logged once made (staged_made) */
+		/* logged once made (ctl_staged_made) */
 		snprintf(c->staged.what, sizeof(c->staged.what), "%s", what);
 	else
-		add_log(c, now, rc == 0, what, msg);
+		ctl_add_log(c, now, rc == 0, what, msg);
 	if (rc == 0 && c->role == ROLE_LEADER && c->nann < MAX_ANNOUNCE) {
 		c->ann[c->nann].kind = op == DF_FAULT_LOAD ? DP_CHANGE_LOAD
 							   : DP_CHANGE_PREPARE;
@@ -574,9 +483,9 @@ static int apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
 	return rc;
 }
 
-/* Instance j's routers out of the tables, its links down (control.h). */
-static int lose(struct emu_ctl *c, uint32_t j, const char *why, uint64_t now,
-		char *msg, size_t n)
+/* Instance j's routers out of the tables, its links down (changes.h). */
+int ctl_lose(struct emu_ctl *c, uint32_t j, const char *why, uint64_t now,
+	     char *msg, size_t n)
 {
 	const struct df_config *cfg = &c->pl->cfg;
 	const struct df_topo *t = &c->pl->topo;
@@ -634,299 +543,6 @@ static int lose(struct emu_ctl *c, uint32_t j, const char *why, uint64_t now,
 		 (double)(rte_rdtsc() - t_check) * 1e3 / c->wall_hz);
 	rc = 0;
 out:
-	add_log(c, now, rc == 0, what, msg);
+	ctl_add_log(c, now, rc == 0, what, msg);
 	return rc;
-}
-
-void emu_ctl_peers_settled(struct emu_ctl *c, int yes)
-{
-	if (c != NULL)
-		c->peers_settled = yes;
-}
-
-uint32_t emu_ctl_changes(const struct emu_ctl *c)
-{
-	return c ? c->nchanges : 0;
-}
-
-uint32_t emu_ctl_settled(const struct emu_ctl *c)
-{
-	return c ? c->nsettled : 0;
-}
-
-int emu_ctl_settling(const struct emu_ctl *c)
-{
-	return c != NULL && c->settling != 0;
-}
-
-int emu_ctl_announced(struct emu_ctl *c, int *kind, uint32_t *v, int *op,
-		      char *arg, size_t n)
-{
-	if (c == NULL || c->nann == 0)
-		return 0;
-	*kind = c->ann[0].kind;
-	*v = c->ann[0].n;
-	*op = (int)c->ann[0].op;
-	snprintf(arg, n, "%s", c->ann[0].arg);
-	memmove(&c->ann[0], &c->ann[1], --c->nann * sizeof(c->ann[0]));
-	return 1;
-}
-
-int emu_ctl_follow(struct emu_ctl *c, int kind, uint32_t v, int op,
-		   const char *arg, uint64_t now, char *msg, size_t n)
-{
-	if (c == NULL) {
-		snprintf(msg, n, "no run control (out of memory)");
-		return -1;
-	}
-	if (op < DF_FAULT_DOWN || op > DF_FAULT_UNDRAIN ||
-	    (kind == DP_CHANGE_LOAD) != (op == DF_FAULT_LOAD)) {
-		snprintf(msg, n, "unknown change %d (kind %d)", op, kind);
-		return -1;
-	}
-	if (kind == DP_CHANGE_PREPARE && v != c->run->tb_version + 1) {
-		snprintf(msg, n,
-			 "table version %u announced, this instance is at "
-			 "version %u",
-			 v, c->run->tb_version);
-		return -1;
-	}
-	return apply(c, (enum df_fault_op)op, arg, now, msg, n) ? -1 : 0;
-}
-
-uint32_t emu_ctl_staged(const struct emu_ctl *c)
-{
-	return c != NULL && c->staged.on ? c->staged.version : 0;
-}
-
-uint32_t emu_ctl_prepared(const struct emu_ctl *c)
-{
-	if (c == NULL)
-		return 0;
-	return c->staged.on ? c->staged.version : c->run->tb_version;
-}
-
-int emu_ctl_instance_lost(struct emu_ctl *c, uint32_t j, const char *why,
-			  uint64_t now, char *msg, size_t n)
-{
-	if (c == NULL) {
-		snprintf(msg, n, "%s; no run control (out of memory)", why);
-		return -1;
-	}
-	if (c->settling || c->staged.on) {
-		/* only two table versions may have packets in flight
-		 * (faults.h): the caller asks again; packets meanwhile sent
-		 * to it are freed by the bridge, counted as handed to it */
-		snprintf(msg, n, "waits for the change before to settle");
-		return 1;
-	}
-	return lose(c, j, why, now, msg, n);
-}
-
-struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
-			      struct dp_router *const *routers,
-			      struct dp_term *const *terms, double hz,
-			      double ehz, uint64_t t0, char *err, size_t errlen)
-{
-	struct emu_ctl *c = calloc(1, sizeof(*c));
-
-	if (c == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	c->pl = pl;
-	c->run = run;
-	c->routers = routers;
-	c->terms = terms;
-	c->hz = ehz;
-	c->wall_hz = hz;
-	c->t0 = t0;
-	c->load = pl->cfg.load;
-	c->why_not = df_faults_unsupported(&pl->cfg);
-	c->role = pl->cfg.ninst <= 1	  ? ROLE_ALONE
-		  : pl->cfg.instance == 0 ? ROLE_LEADER
-					  : ROLE_FOLLOWER;
-	if (c->why_not == NULL && c->role != ROLE_ALONE &&
-	    df_alg_escape(pl->cfg.algorithm))
-		c->why_not = "OFAR's escape ring is not laid again across "
-			     "instances yet";
-	c->peers_settled = 1;
-	c->snap =
-		calloc((size_t)pl->topo.nrouters * pl->topo.nports * DF_MAX_VC,
-		       sizeof(*c->snap));
-	if (c->snap == NULL) {
-		free(c);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	/* the longest a packet can take on a link: serialization of the
-	 * largest frame plus the latency */
-	for (int k = 0; k < DF_LINK_NCLASS; k++) {
-		const struct df_link_params *lp = &pl->cfg.link[k];
-		double ns = lp->latency_ns +
-			    (lp->bandwidth_gbps > 0
-				     ? run->max_frame * 8.0 / lp->bandwidth_gbps
-				     : 0);
-		uint64_t tsc = (uint64_t)(ns * ehz / 1e9) + 1;
-		if (tsc > c->link_delay)
-			c->link_delay = tsc;
-	}
-	pthread_mutex_lock(&active_lock);
-	active = c;
-	pthread_mutex_unlock(&active_lock);
-	return c;
-}
-
-void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
-{
-	char msg[320];
-
-	if (c == NULL)
-		return;
-	if (c->staged.on && c->run->tb_version == c->staged.version)
-		staged_made(c, now);
-	if (c->settling)
-		settle(c, now);
-	while (c->next_event < c->pl->nevents) {
-		const struct df_fault_event *ev = &c->pl->events[c->next_event];
-		uint64_t due = c->t0 + (uint64_t)(ev->t_ms * c->hz / 1e3);
-		char arg[64];
-		if (now < due)
-			break;
-		if (c->role == ROLE_FOLLOWER)
-			break; /* instance 0 makes them, and says so */
-		/* a scheduled link change waits for the one before to
-		 * settle, in every instance (a telemetry command is refused
-		 * instead) */
-		if (ev->op != DF_FAULT_LOAD &&
-		    (c->settling || !c->peers_settled || c->staged.on)) {
-			c->deferred = 1;
-			break;
-		}
-		if (ev->op == DF_FAULT_LOAD)
-			snprintf(arg, sizeof(arg), "%g", ev->load);
-		else if (ev->op == DF_FAULT_DRAIN || ev->op == DF_FAULT_UNDRAIN)
-			snprintf(arg, sizeof(arg), "%u", ev->r);
-		else
-			snprintf(arg, sizeof(arg), "r%u.p%u", ev->r, ev->port);
-		if (apply(c, ev->op, arg, now, msg, sizeof(msg)) == 0 &&
-		    c->deferred) {
-			/* its log entry: made now, or once made in every
-			 * instance (the staged one) */
-			char *m = c->staged.on ? c->staged.msg
-				  : c->nlog    ? c->log[c->nlog - 1].msg
-					       : NULL;
-			size_t len = m ? strlen(m) : 0,
-			       cap = c->staged.on ? sizeof(c->staged.msg)
-						  : sizeof(c->log[0].msg);
-			pthread_mutex_lock(&active_lock);
-			if (m != NULL)
-				snprintf(m + len, cap - len,
-					 " (due at %.3f s, it waited for the "
-					 "change before to settle)",
-					 (double)(due - c->t0) / c->hz);
-			pthread_mutex_unlock(&active_lock);
-		}
-		c->deferred = 0;
-		c->next_event++;
-	}
-	if (c->req_state == 1 && c->role == ROLE_FOLLOWER) {
-		snprintf(c->req_reply, sizeof(c->req_reply),
-			 "refused: in a partitioned run changes are made on "
-			 "instance 0, which tells the others (this is instance "
-			 "%u)",
-			 c->pl->cfg.instance);
-		c->req_rc = -1;
-		rte_smp_wmb();
-		c->req_state = 2;
-	} else if (c->req_state == 1) {
-		c->req_rc = apply(c, c->req_op, c->req_arg, now, c->req_reply,
-				  sizeof(c->req_reply));
-		rte_smp_wmb();
-		c->req_state = 2;
-	}
-}
-
-void emu_ctl_finish(struct emu_ctl *c, struct df_report *rep)
-{
-	if (c == NULL)
-		return;
-	c->closing = 1;
-	pthread_mutex_lock(&active_lock);
-	active = NULL;
-	pthread_mutex_unlock(&active_lock);
-	/* a request still waiting sees closing; take its lock to know it
-	 * has let go of c */
-	pthread_mutex_lock(&req_lock);
-	pthread_mutex_unlock(&req_lock);
-	rep->faults = malloc((c->nlog ? c->nlog : 1) * sizeof(*rep->faults));
-	if (rep->faults) {
-		memcpy(rep->faults, c->log, c->nlog * sizeof(*rep->faults));
-		rep->nfaults = c->nlog;
-	}
-	for (uint32_t i = 0; i < c->nrings; i++) {
-		df_ring_free(c->rings[i]);
-		free(c->rings[i]);
-	}
-	free(c->rings);
-	for (uint32_t i = 0; i < c->nversions; i++) {
-		df_tables_free(c->versions[i]);
-		free(c->versions[i]);
-	}
-	free(c->versions);
-	free(c->snap);
-	if (c->faults_ready)
-		df_faults_free(&c->f);
-	free(c);
-}
-
-int emu_ctl_request(enum df_fault_op op, const char *arg, char *reply, size_t n)
-{
-	struct emu_ctl *c;
-	int rc = -1;
-
-	pthread_mutex_lock(&req_lock);
-	pthread_mutex_lock(&active_lock);
-	c = active;
-	pthread_mutex_unlock(&active_lock);
-	if (c == NULL) {
-		snprintf(reply, n, "no run");
-		goto out;
-	}
-	c->req_op = op;
-	snprintf(c->req_arg, sizeof(c->req_arg), "%s", arg ? arg : "");
-	rte_smp_wmb();
-	c->req_state = 1;
-	/* the main lcore answers within a loop turn (1 ms); a deadlock
-	 * check on a large network takes longer, so wait up to 10 s */
-	for (int i = 0; i < 10000 && c->req_state != 2 && !c->closing; i++) {
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
-	}
-	if (c->req_state == 2) {
-		rte_smp_rmb();
-		snprintf(reply, n, "%s", c->req_reply);
-		rc = c->req_rc;
-	} else {
-		snprintf(reply, n, "no answer: the run %s",
-			 c->closing ? "ended" : "did not answer in 10 s");
-	}
-	c->req_state = 0;
-out:
-	pthread_mutex_unlock(&req_lock);
-	return rc;
-}
-
-void emu_ctl_log(void (*line)(void *arg, double t_s, int ok, const char *s),
-		 void *arg)
-{
-	char buf[300];
-
-	pthread_mutex_lock(&active_lock);
-	for (uint32_t i = 0; active && i < active->nlog; i++) {
-		snprintf(buf, sizeof(buf), "%s: %s", active->log[i].what,
-			 active->log[i].msg);
-		line(arg, active->log[i].t_s, active->log[i].ok, buf);
-	}
-	pthread_mutex_unlock(&active_lock);
 }
