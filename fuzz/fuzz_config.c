@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "emu.h"
+#include "plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -67,7 +67,7 @@ fuzz() {
 }
 
 # shellcheck disable=SC2086
-target fuzz_config $CONTROL emu/plan.c &&
+target fuzz_config $CONTROL &&
 	fuzz fuzz_config configs tests/data/bad fuzz/corpus/config
 target fuzz_ingress dataplane/ingress.c dataplane/addr.c &&
 	fuzz fuzz_ingress fuzz/corpus/ingress

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The plan (plan.h): built from the config, checked, and summarised for
+ * --check.
+ */
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu.h"
 #include "partition.h"
+#include "place.h"
+#include "plan.h"
 
 /*
  * OFAR's escape ring and the buffer sizes its bubble flow control needs
@@ -200,49 +205,15 @@ static void partition_summary(const struct df_plan *pl, FILE *f)
 	fprintf(f, "\n");
 }
 
-void df_plan_summary(const struct df_plan *pl, FILE *f)
+/* A table-routed algorithm: its paths, the VCs each phase takes on each
+ * link class, the deadlock check. */
+static void tables_summary(const struct df_plan *pl, FILE *f)
 {
 	const struct df_config *c = &pl->cfg;
-	const struct df_topo *t = &pl->topo;
-	uint32_t kmin = c->g > 1 ? c->a * c->h / (c->g - 1) : 0;
-	uint32_t kmax = c->g > 1 ? kmin + (c->a * c->h % (c->g - 1) != 0) : 0;
 	static const char *const ph[DF_NPHASE] = {
 		"provisional-minimal", "to-intermediate", "to-destination",
 		"in-destination"};
 
-	fprintf(f, "dfemu plan for %s\n", c->path);
-	if (c->type == DF_TOPO_FLATFLY)
-		fprintf(f,
-			"  topology     flattened butterfly, %u-ary %u-flat: "
-			"%u terminals per router, dimension 1 = local links, "
-			"dimensions 2..%u = global links\n",
-			c->k, c->n, c->p, c->n - 1);
-	else
-		fprintf(f,
-			"  topology     p=%u a=%u h=%u g=%u arrangement=%s\n",
-			c->p, c->a, c->h, c->g,
-			df_arrangement_name(c->arrangement));
-	fprintf(f, "  size         %u routers (radix %u), %u terminals\n",
-		t->nrouters, t->nports, t->nterms);
-	fprintf(f, "  links        %u terminal, %u local, %u global (",
-		df_topo_count_links(t, DF_LINK_TERMINAL),
-		df_topo_count_links(t, DF_LINK_LOCAL),
-		df_topo_count_links(t, DF_LINK_GLOBAL));
-	if (c->type == DF_TOPO_FLATFLY)
-		fprintf(f, "%u per router and dimension", c->k - 1);
-	else if (kmin == kmax)
-		fprintf(f, "%u per group pair", kmin);
-	else
-		fprintf(f, "%u or %u per group pair", kmin, kmax);
-	if ((uint64_t)c->g * c->a * c->h % 2)
-		fprintf(f, "; g*a*h is odd: one global port of group %u unused",
-			c->g - 1);
-	fprintf(f, ")\n");
-	fprintf(f, "  wiring       checked: every port used once, symmetric\n");
-	if (pl->tb.esc) {
-		ofar_summary(pl, f);
-		goto placement;
-	}
 	fprintf(f,
 		"  routing      %s: %llu paths, longest %u hops (%u global)\n",
 		df_algorithm_name(c->algorithm),
@@ -286,7 +257,48 @@ void df_plan_summary(const struct df_plan *pl, FILE *f)
 		"%llu dependencies)\n",
 		(unsigned long long)pl->vci.channels,
 		(unsigned long long)pl->vci.dependencies);
-placement:
+}
+
+void df_plan_summary(const struct df_plan *pl, FILE *f)
+{
+	const struct df_config *c = &pl->cfg;
+	const struct df_topo *t = &pl->topo;
+	uint32_t kmin = c->g > 1 ? c->a * c->h / (c->g - 1) : 0;
+	uint32_t kmax = c->g > 1 ? kmin + (c->a * c->h % (c->g - 1) != 0) : 0;
+
+	fprintf(f, "dfemu plan for %s\n", c->path);
+	if (c->type == DF_TOPO_FLATFLY)
+		fprintf(f,
+			"  topology     flattened butterfly, %u-ary %u-flat: "
+			"%u terminals per router, dimension 1 = local links, "
+			"dimensions 2..%u = global links\n",
+			c->k, c->n, c->p, c->n - 1);
+	else
+		fprintf(f,
+			"  topology     p=%u a=%u h=%u g=%u arrangement=%s\n",
+			c->p, c->a, c->h, c->g,
+			df_arrangement_name(c->arrangement));
+	fprintf(f, "  size         %u routers (radix %u), %u terminals\n",
+		t->nrouters, t->nports, t->nterms);
+	fprintf(f, "  links        %u terminal, %u local, %u global (",
+		df_topo_count_links(t, DF_LINK_TERMINAL),
+		df_topo_count_links(t, DF_LINK_LOCAL),
+		df_topo_count_links(t, DF_LINK_GLOBAL));
+	if (c->type == DF_TOPO_FLATFLY)
+		fprintf(f, "%u per router and dimension", c->k - 1);
+	else if (kmin == kmax)
+		fprintf(f, "%u per group pair", kmin);
+	else
+		fprintf(f, "%u or %u per group pair", kmin, kmax);
+	if ((uint64_t)c->g * c->a * c->h % 2)
+		fprintf(f, "; g*a*h is odd: one global port of group %u unused",
+			c->g - 1);
+	fprintf(f, ")\n");
+	fprintf(f, "  wiring       checked: every port used once, symmetric\n");
+	if (pl->tb.esc)
+		ofar_summary(pl, f);
+	else
+		tables_summary(pl, f);
 	fprintf(f, "  placement    %u worker lcore(s):", pl->nworkers);
 	for (uint32_t w = 0; w < pl->nworkers; w++) {
 		uint32_t lo = UINT32_MAX, hi = 0;
