@@ -13,10 +13,10 @@
  * dp_routing_engine of the algorithm's file in dataplane/routing/
  * (dp_no_engine: it does not run on that topology); what it needs is a
  * designated initializer of struct df_alg_info below (its other fields). The
- * config name,
- * --help's and the error messages' lists (config.c), the VC plan and its
- * deadlock check (vcplan.c), the fault checks (faults.c) and the engine
- * the routers call (dataplane/routing/engines.c) all come from this list,
+ * config name, --help's and the error messages' lists (config.c,
+ * config_check.c), the VC plan and its deadlock check (vcplan.c), the fault
+ * checks (faults.c) and the engine the routers call
+ * (dataplane/routing/engines.c) all come from this list,
  * in this order. Adding an algorithm is its file plus one line here.
  */
 #define DF_ALGORITHMS(X)                                                      \

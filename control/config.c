@@ -1,24 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Config file: INI read with DPDK's rte_cfgfile. rte_cfgfile keeps no line
- * numbers, so the file is first scanned line by line here: that scan checks
- * the syntax and remembers where each key stands, so every message can name
- * file and line. Values then come from rte_cfgfile.
+ * Config keys: the one key table (section, name, type, range, meaning),
+ * the defaults, the enums' names, a value parsed by its key's type and
+ * applied with where it came from, each key's value and documentation
+ * (config.h), and df_config_load: the file and --set (config_file.c),
+ * then the checks across keys (config_check.c).
  */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include <rte_cfgfile.h>
-
-#include "config.h"
-#include "capture.h"
+#include "config_private.h"
 #include "partition.h"
 #include "terminals.h"
 
@@ -300,7 +296,7 @@ static const struct key_def keys[] = {
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 _Static_assert(NKEYS <= DF_CFG_MAX_KEYS, "raise DF_CFG_MAX_KEYS");
 
-static const char *const sections[] = {
+const char *const df_cfg_sections[] = {
 	"topology", "links",  "router", "routing",   "traffic", "terminals",
 	"capture",  "faults", "run",	"partition", NULL};
 
@@ -360,7 +356,7 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->cap_limit_mb = 1000;
 }
 
-static void fmt_err(char *err, size_t n, const char *fmt, ...)
+void df_cfg_err(char *err, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -369,7 +365,7 @@ static void fmt_err(char *err, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const struct key_def *find_key(const char *sec, const char *name)
+const struct key_def *df_cfg_find_key(const char *sec, const char *name)
 {
 	for (size_t i = 0; i < NKEYS; i++)
 		if (!strcmp(keys[i].section, sec) &&
@@ -378,16 +374,16 @@ static const struct key_def *find_key(const char *sec, const char *name)
 	return NULL;
 }
 
-static int known_section(const char *sec)
+int df_cfg_known_section(const char *sec)
 {
-	for (int i = 0; sections[i]; i++)
-		if (!strcmp(sections[i], sec))
+	for (int i = 0; df_cfg_sections[i]; i++)
+		if (!strcmp(df_cfg_sections[i], sec))
 			return 1;
 	return 0;
 }
 
 /* "a, b or c" into buf */
-static void list_keys_of(const char *sec, char *buf, size_t n)
+void df_cfg_list_keys(const char *sec, char *buf, size_t n)
 {
 	size_t len = 0;
 
@@ -543,180 +539,10 @@ static int parse_value(const struct key_def *k, const char *val,
 	}
 }
 
-/* Where a key was seen in the file (from the line scan). */
-struct key_pos {
-	char section[CFG_NAME_LEN];
-	char key[CFG_NAME_LEN];
-	int line;
-};
-
-struct scan {
-	struct key_pos *pos;
-	int n, cap;
-};
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-static int scan_add(struct scan *sc, const char *sec, const char *key, int line)
-{
-	if (sc->n == sc->cap) {
-		int cap = sc->cap ? sc->cap * 2 : 64;
-		struct key_pos *p = realloc(sc->pos, cap * sizeof(*p));
-		if (p == NULL)
-			return -1;
-		sc->pos = p;
-		sc->cap = cap;
-	}
-	snprintf(sc->pos[sc->n].section, CFG_NAME_LEN, "%s", sec);
-	snprintf(sc->pos[sc->n].key, CFG_NAME_LEN, "%s", key);
-	sc->pos[sc->n].line = line;
-	sc->n++;
-	return 0;
-}
-
-/*
- * Line scan: syntax, unknown sections and keys, duplicates. Comments start
- * with '#' anywhere on a line (the comment character given to rte_cfgfile).
- */
-static int scan_file(const char *path, struct scan *sc, char *err, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	char buf[1024], sec[CFG_NAME_LEN] = "";
-	struct stat st;
-	int line = 0;
-
-	if (f == NULL) {
-		fmt_err(err, n, "%s: cannot open config file: %s", path,
-			strerror(errno));
-		return -1;
-	}
-	/* a directory opens and reads as an empty file: every default */
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fmt_err(err, n,
-			"%s: not a config file (a directory); give an INI "
-			"file, e.g. configs/reference.ini",
-			path);
-		fclose(f);
-		return -1;
-	}
-	while (fgets(buf, sizeof(buf), f)) {
-		char *s, *hash, *eq;
-
-		line++;
-		hash = strchr(buf, '#');
-		if (hash)
-			*hash = '\0';
-		s = trim(buf);
-		if (*s == '\0')
-			continue;
-		if (*s == '[') {
-			char *close = strchr(s, ']');
-			if (close == NULL || close[1] != '\0') {
-				fmt_err(err, n,
-					"%s:%d: malformed section header '%s'; "
-					"expected [name]",
-					path, line, s);
-				goto fail;
-			}
-			*close = '\0';
-			snprintf(sec, sizeof(sec), "%s", trim(s + 1));
-			if (!known_section(sec)) {
-				fmt_err(err, n,
-					"%s:%d: unknown section [%s]; allowed: "
-					"[topology] [links] [routing] "
-					"[traffic] [terminals] [capture] "
-					"[faults] [run] [partition]",
-					path, line, sec);
-				goto fail;
-			}
-			for (int i = 0; i < sc->n; i++)
-				if (!strcmp(sc->pos[i].section, sec) &&
-				    sc->pos[i].key[0] == '\0') {
-					fmt_err(err, n,
-						"%s:%d: section [%s] appears "
-						"twice (first at line %d)",
-						path, line, sec,
-						sc->pos[i].line);
-					goto fail;
-				}
-			if (scan_add(sc, sec, "", line))
-				goto oom;
-			continue;
-		}
-		eq = strchr(s, '=');
-		if (eq == NULL) {
-			fmt_err(err, n,
-				"%s:%d: cannot parse '%s'; expected "
-				"'key = value' or '[section]'",
-				path, line, s);
-			goto fail;
-		}
-		*eq = '\0';
-		char *key = trim(s), *val = trim(eq + 1);
-		if (sec[0] == '\0') {
-			fmt_err(err, n, "%s:%d: key '%s' before any [section]",
-				path, line, key);
-			goto fail;
-		}
-		uint32_t lo, hi;
-		int attr;
-		if (!strcmp(sec, "terminals")
-			    ? df_term_key(key, &lo, &hi, &attr) != 0
-			    : find_key(sec, key) == NULL &&
-				      (strcmp(sec, "partition") ||
-				       df_part_key(key, &lo, &hi) != 0)) {
-			char allowed[1024];
-			list_keys_of(sec, allowed, sizeof(allowed));
-			fmt_err(err, n,
-				"%s:%d: [%s] unknown key '%s' (= '%s'); "
-				"allowed keys: %s",
-				path, line, sec, key, val, allowed);
-			goto fail;
-		}
-		for (int i = 0; i < sc->n; i++)
-			if (!strcmp(sc->pos[i].section, sec) &&
-			    !strcmp(sc->pos[i].key, key)) {
-				fmt_err(err, n,
-					"%s:%d: [%s] key '%s' set twice "
-					"(first at line %d)",
-					path, line, sec, key, sc->pos[i].line);
-				goto fail;
-			}
-		if (scan_add(sc, sec, key, line))
-			goto oom;
-	}
-	fclose(f);
-	return 0;
-oom:
-	fmt_err(err, n, "%s: out of memory reading config", path);
-fail:
-	fclose(f);
-	return -1;
-}
-
-static int line_of(const struct scan *sc, const char *sec, const char *key)
-{
-	for (int i = 0; i < sc->n; i++)
-		if (!strcmp(sc->pos[i].section, sec) &&
-		    !strcmp(sc->pos[i].key, key))
-			return sc->pos[i].line;
-	return 0;
-}
-
-static int apply(struct df_config *cfg, const char *where, const char *sec,
+int df_cfg_apply(struct df_config *cfg, const char *where, const char *sec,
 		 const char *key, const char *val, char *err, size_t n)
 {
-	const struct key_def *k = find_key(sec, key);
+	const struct key_def *k = df_cfg_find_key(sec, key);
 	char allowed[256];
 
 	if (!strcmp(sec, "terminals"))
@@ -725,23 +551,25 @@ static int apply(struct df_config *cfg, const char *where, const char *sec,
 		return df_part_apply(cfg, where, key, val, err, n);
 	if (k == NULL) {
 		char list[1024];
-		if (!known_section(sec)) {
-			fmt_err(err, n,
+		if (!df_cfg_known_section(sec)) {
+			df_cfg_err(
+				err, n,
 				"%s: unknown section [%s]; allowed: [topology] "
 				"[links] [routing] [traffic] [terminals] "
 				"[capture] [faults] [run] [partition]",
 				where, sec);
 			return -1;
 		}
-		list_keys_of(sec, list, sizeof(list));
-		fmt_err(err, n, "%s: [%s] unknown key '%s'; allowed keys: %s",
-			where, sec, key, list);
+		df_cfg_list_keys(sec, list, sizeof(list));
+		df_cfg_err(err, n,
+			   "%s: [%s] unknown key '%s'; allowed keys: %s", where,
+			   sec, key, list);
 		return -1;
 	}
 	if (parse_value(k, val, cfg)) {
 		allowed_of(k, allowed, sizeof(allowed));
-		fmt_err(err, n, "%s: [%s] %s = '%s' is not allowed; %s: %s",
-			where, sec, key, val, k->help, allowed);
+		df_cfg_err(err, n, "%s: [%s] %s = '%s' is not allowed; %s: %s",
+			   where, sec, key, val, k->help, allowed);
 		return -1;
 	}
 	snprintf(cfg->origin[k - keys], sizeof(cfg->origin[0]), "%s", where);
@@ -752,7 +580,7 @@ const char *df_config_origin(const struct df_config *cfg, const char *sec,
 			     const char *key)
 {
 	static __thread char dflt[300];
-	const struct key_def *k = find_key(sec, key);
+	const struct key_def *k = df_cfg_find_key(sec, key);
 
 	if (k && cfg->origin[k - keys][0])
 		return cfg->origin[k - keys];
@@ -760,366 +588,22 @@ const char *df_config_origin(const struct df_config *cfg, const char *sec,
 	return dflt;
 }
 
-static int load_file(struct df_config *cfg, const char *path, char *err,
-		     size_t n)
+/* Was [sec] key set, in the file or by --set? */
+int df_cfg_is_set(const struct df_config *cfg, const char *sec, const char *key)
 {
-	struct scan sc = {0};
-	struct rte_cfgfile_parameters params = {.comment_character = '#'};
-	struct rte_cfgfile *f;
-	int rc = -1;
-
-	if (scan_file(path, &sc, err, n))
-		goto out;
-	f = rte_cfgfile_load_with_params(path, CFG_FLAG_EMPTY_VALUES, &params);
-	if (f == NULL) {
-		fmt_err(err, n, "%s: rte_cfgfile could not parse the file",
-			path);
-		goto out;
-	}
-	for (int s = 0; sections[s]; s++) {
-		int ne = rte_cfgfile_section_num_entries(f, sections[s]);
-		struct rte_cfgfile_entry *ent;
-
-		if (ne <= 0)
-			continue;
-		ent = calloc(ne, sizeof(*ent));
-		if (ent == NULL)
-			break;
-		ne = rte_cfgfile_section_entries(f, sections[s], ent, ne);
-		for (int i = 0; i < ne; i++) {
-			char where[300];
-			snprintf(where, sizeof(where), "%s:%d", path,
-				 line_of(&sc, sections[s], ent[i].name));
-			if (apply(cfg, where, sections[s], ent[i].name,
-				  ent[i].value, err, n)) {
-				free(ent);
-				rte_cfgfile_close(f);
-				goto out;
-			}
-		}
-		free(ent);
-	}
-	rte_cfgfile_close(f);
-	rc = 0;
-out:
-	free(sc.pos);
-	return rc;
-}
-
-static int apply_set(struct df_config *cfg, const char *set, char *err,
-		     size_t n)
-{
-	char buf[512], where[600];
-	char *dot, *eq;
-
-	snprintf(where, sizeof(where), "--set %s", set);
-	snprintf(buf, sizeof(buf), "%s", set);
-	eq = strchr(buf, '=');
-	dot = strchr(buf, '.');
-	if (eq == NULL || dot == NULL || dot > eq) {
-		fmt_err(err, n,
-			"%s: expected SECTION.KEY=VALUE, e.g. "
-			"--set traffic.load=0.5",
-			where);
-		return -1;
-	}
-	*eq = '\0';
-	*dot = '\0';
-	return apply(cfg, where, trim(buf), trim(dot + 1), trim(eq + 1), err,
-		     n);
-}
-
-#define AT(sec, key) df_config_origin(c, sec, key)
-
-/* VCs per link of hop-indexed paths ([FB] §3.1) on an n-flat: one per
- * hop, n-1 hops minimal, twice that with a Valiant phase; 0 for the
- * others */
-static uint32_t hop_vcs(enum df_path_kind p, uint32_t n)
-{
-	return p == DF_PATHS_HOPS_MIN	? n - 1
-	       : p == DF_PATHS_HOPS_VAL ? 2 * (n - 1)
-					: 0;
-}
-
-static int flatfly_validate(const struct df_config *c, char *err, size_t n)
-{
-	uint32_t radix = c->n * (c->k - 1) + 1, vcs;
-
-	if ((uint64_t)c->a * c->g > 4096) {
-		fmt_err(err, n,
-			"%s: [topology] a %u-ary %u-flat has more than 4096 "
-			"routers",
-			AT("topology", "n"), c->k, c->n);
-		return -1;
-	}
-	if (radix > DF_MAX_RADIX) {
-		fmt_err(err, n,
-			"%s: [topology] a %u-ary %u-flat needs routers of "
-			"radix n(k-1)+1 = %u; at most %d are supported",
-			AT("topology", "k"), c->k, c->n, radix, DF_MAX_RADIX);
-		return -1;
-	}
-	if (!df_alg_on_flatfly(c->algorithm)) {
-		char names[256];
-
-		df_alg_names(names, sizeof(names), 1, 0);
-		fmt_err(err, n,
-			"%s: [routing] algorithm = %s is a dragonfly "
-			"algorithm; on a flattened butterfly allowed ([FB] "
-			"§3.1): %s",
-			AT("routing", "algorithm"), alg_names[c->algorithm],
-			names);
-		return -1;
-	}
-	/* hop-indexed VCs (vcplan.c): n-1 for MIN AD, 2(n-1) with a
-	 * Valiant phase */
-	vcs = hop_vcs(df_alg_info(c->algorithm)->paths, c->n);
-	if (vcs > DF_MAX_VC) {
-		fmt_err(err, n,
-			"%s: [routing] algorithm = %s on a %u-ary %u-flat "
-			"needs %u VCs per link (one per hop); a port has at "
-			"most %d: use n <= %u, or min / val (%s VCs)",
-			AT("routing", "algorithm"), alg_names[c->algorithm],
-			c->k, c->n, vcs, DF_MAX_VC,
-			vcs == c->n - 1 ? DF_MAX_VC + 1 : DF_MAX_VC / 2 + 1,
-			"1 and 2");
-		return -1;
-	}
-	return 0;
-}
-
-/* What time dilation cannot do (docs/realtime.md, "Time dilation"). */
-/* [router]: what the crossbar and output queues need (docs/router.md). */
-static int router_validate(const struct df_config *c, char *err, size_t n)
-{
-	uint32_t need = (c->packet_bytes + c->flit_bytes - 1) / c->flit_bytes;
-
-	if (c->speedup > 1 && c->output_buffer_flits == 0) {
-		fmt_err(err, n,
-			"%s: [router] speedup = %g needs an output queue for "
-			"the packets the crossbar moves faster than the link "
-			"sends them; allowed: output_buffer_flits >= %u, or "
-			"speedup = 1",
-			AT("router", "speedup"), c->speedup, need);
-		return -1;
-	}
-	if (c->output_buffer_flits > 0 && c->output_buffer_flits < need) {
-		fmt_err(err, n,
-			"%s: [router] output_buffer_flits = %u cannot hold one "
-			"packet of %u bytes (%u flits of %u bytes); allowed: 0 "
-			"(no output queue) or at least %u",
-			AT("router", "output_buffer_flits"),
-			c->output_buffer_flits, c->packet_bytes, need,
-			c->flit_bytes, need);
-		return -1;
-	}
-	return 0;
-}
-
-static int time_scale_validate(const struct df_config *c, char *err, size_t n)
-{
-	if (c->time_scale != 1 && c->ninst > 1) {
-		fmt_err(err, n,
-			"%s: [run] time_scale must be 1 with [partition] "
-			"instances = %u: the instances match their clocks in "
-			"wall time",
-			AT("run", "time_scale"), c->ninst);
-		return -1;
-	}
-	if (c->time_scale == 0 && (c->nbind || c->mode != DF_MODE_STEADY)) {
-		fmt_err(err, n,
-			"%s: [run] time_scale = auto calibrates on the "
-			"generated traffic of a steady run, without ports "
-			"([terminals]); give a number (1 = real time)",
-			AT("run", "time_scale"));
-		return -1;
-	}
-	return 0;
-}
-
-int df_config_validate(const struct df_config *c, char *err, size_t n)
-{
-	uint32_t gmax = c->a * c->h + 1;
-	uint32_t radix = c->p + (c->a - 1) + c->h;
-
-	if (c->type == DF_TOPO_FLATFLY) {
-		/* the dragonfly's shape and VC rules do not apply */
-		if (flatfly_validate(c, err, n))
-			return -1;
-		goto traffic;
-	}
-	if (!df_alg_on_dragonfly(c->algorithm)) {
-		char names[256];
-
-		df_alg_names(names, sizeof(names), 0, 1);
-		fmt_err(err, n,
-			"%s: [routing] algorithm = %s is a flattened-butterfly "
-			"algorithm ([FB] §3.1; [topology] type = flatfly); on "
-			"a dragonfly the adaptive ones are %s",
-			AT("routing", "algorithm"), alg_names[c->algorithm],
-			names);
-		return -1;
-	}
-	if (c->g < 2 || c->g > gmax) {
-		fmt_err(err, n,
-			"%s: [topology] g = %u is not allowed with a = %u, "
-			"h = %u: groups must be 2..a*h+1 = 2..%u (or 0 for "
-			"a*h+1)",
-			AT("topology", "g"), c->g, c->a, c->h, gmax);
-		return -1;
-	}
-	if (c->arrangement >= DF_ARR_CIRCULANT &&
-	    c->arrangement <= DF_ARR_NAUTILUS && c->g != gmax) {
-		fmt_err(err, n,
-			"%s: [topology] arrangement = %s is defined for g = "
-			"a*h+1 = %u groups (one link per group pair, [SP] "
-			"§I), have g = %u; use relative or absolute, or a "
-			"file: link list",
-			AT("topology", "arrangement"),
-			arr_names[c->arrangement], gmax, c->g);
-		return -1;
-	}
-	if (c->arrangement == DF_ARR_CIRCULANT && c->h % 2) {
-		fmt_err(err, n,
-			"%s: [topology] arrangement = circulant needs an even "
-			"h ([SP] §V), have h = %u",
-			AT("topology", "arrangement"), c->h);
-		return -1;
-	}
-	if (radix > DF_MAX_RADIX) {
-		fmt_err(err, n,
-			"%s: [topology] router radix p+a-1+h = %u+%u+%u = %u "
-			"exceeds the supported %d ports (p from %s, a from "
-			"%s, h from %s)",
-			c->path, c->p, c->a - 1, c->h, radix, DF_MAX_RADIX,
-			AT("topology", "p"), AT("topology", "a"),
-			AT("topology", "h"));
-		return -1;
-	}
-	if (c->a * c->g > 4096) {
-		fmt_err(err, n,
-			"%s: [topology] a*g = %u*%u = %u routers; at most 4096",
-			AT("topology", "g"), c->a, c->g, c->a * c->g);
-		return -1;
-	}
-	if (c->vcs_plus >= 0 &&
-	    (c->origin[find_key("links", "local_vcs") - keys][0] ||
-	     c->origin[find_key("links", "global_vcs") - keys][0])) {
-		fmt_err(err, n,
-			"%s: [links] vcs and %s: set the VCs one way, either "
-			"vcs = L/G(+1) or local_vcs and global_vcs",
-			AT("links", "vcs"),
-			c->origin[find_key("links", "local_vcs") - keys][0]
-				? AT("links", "local_vcs")
-				: AT("links", "global_vcs"));
-		return -1;
-	}
-	if (c->vcs_plus >= 0 && c->vcs_plus != df_alg_escape(c->algorithm)) {
-		fmt_err(err, n,
-			"%s: [links] vcs = %u/%u%s does not fit [routing] "
-			"algorithm = %s (%s): %s",
-			AT("links", "vcs"), c->link[DF_LINK_LOCAL].vcs,
-			c->link[DF_LINK_GLOBAL].vcs, c->vcs_plus ? "+1" : "",
-			df_algorithm_name(c->algorithm),
-			AT("routing", "algorithm"),
-			c->vcs_plus
-				? "only ofar has the +1 escape VC; write L/G"
-				: "ofar adds the escape VC; write L/G+1");
-		return -1;
-	}
-traffic:
-	if (c->pattern == DF_PAT_ROUTER_SHIFT &&
-	    c->shift % (c->a * c->g) == 0) {
-		fmt_err(err, n,
-			"%s: [traffic] shift = %u with %u routers sends every "
-			"router to itself; allowed: a shift that is not a "
-			"multiple of the router count",
-			AT("traffic", "shift"), c->shift, c->a * c->g);
-		return -1;
-	}
-	if (c->pattern == DF_PAT_ADVERSARIAL && c->shift % c->g == 0) {
-		fmt_err(err, n,
-			"%s: [traffic] shift = %u with g = %u sends every "
-			"group "
-			"to itself; allowed: a shift that is not a multiple "
-			"of g",
-			AT("traffic", "shift"), c->shift, c->g);
-		return -1;
-	}
-	for (int k = 0; k < DF_LINK_NCLASS; k++) {
-		uint32_t need =
-			(c->packet_bytes + c->flit_bytes - 1) / c->flit_bytes;
-		char key[64];
-
-		snprintf(key, sizeof(key), "%s_buffer_flits", class_names[k]);
-		if (c->link[k].buffer_flits < need) {
-			fmt_err(err, n,
-				"%s: [links] %s = %u cannot hold one packet of "
-				"%u bytes (%u flits of %u bytes); virtual "
-				"cut-through needs at least %u",
-				AT("links", key), key, c->link[k].buffer_flits,
-				c->packet_bytes, need, c->flit_bytes, need);
-			return -1;
-		}
-	}
-	if (c->p * c->a * c->g < 2) {
-		fmt_err(err, n, "%s: [topology] at least 2 terminals needed",
-			AT("topology", "p"));
-		return -1;
-	}
-	if (router_validate(c, err, n) || time_scale_validate(c, err, n) ||
-	    df_term_validate(c, err, n) || df_part_validate(c, err, n))
-		return -1;
-	return df_cap_validate(c, err, n);
-}
-
-/*
- * A k-ary n-flat ([FB] §2.1) in dragonfly terms: p = k terminals per
- * router, the k routers along dimension 1 a fully connected "group"
- * (a = k, local links), the other n-2 dimensions the "global" links (h =
- * (n-2)(k-1) per router), g = k^(n-2) groups. Router radix k' =
- * p + a-1 + h = n(k-1)+1 as [FB] Eq. (1) has it.
- */
-static int flatfly_shape(struct df_config *c, char *err, size_t n)
-{
-	static const char *const derived[] = {"p", "a", "h", "g"};
-	uint64_t g = 1;
-
-	for (int i = 0; i < 4; i++)
-		if (c->origin[find_key("topology", derived[i]) - keys][0]) {
-			fmt_err(err, n,
-				"%s: [topology] %s is set, but with type = "
-				"flatfly p, a, h and g follow from k and n "
-				"(k-ary n-flat); remove it",
-				AT("topology", derived[i]), derived[i]);
-			return -1;
-		}
-	if (c->k == 0 || c->n == 0) {
-		fmt_err(err, n,
-			"%s: [topology] type = flatfly needs k and n (a k-ary "
-			"n-flat, [FB] §2.1), e.g. k = 4, n = 2",
-			AT("topology", "type"));
-		return -1;
-	}
-	for (uint32_t i = 2; i < c->n && g <= 4096; i++)
-		g *= c->k;
-	c->p = c->k;
-	c->a = c->k;
-	c->h = (c->n - 2) * (c->k - 1);
-	c->g = (uint32_t)(g <= 4096 ? g : 4097);
-	return 0;
+	return cfg->origin[df_cfg_find_key(sec, key) - keys][0] != '\0';
 }
 
 int df_config_load(struct df_config *cfg, const char *path,
 		   const char *const *sets, int nsets, char *err, size_t n)
 {
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path ? path : "(none)");
-	if (path && load_file(cfg, path, err, n))
+	if (path && df_cfg_load_file(cfg, path, err, n))
 		return -1;
 	for (int i = 0; i < nsets; i++)
-		if (apply_set(cfg, sets[i], err, n))
+		if (df_cfg_apply_set(cfg, sets[i], err, n))
 			return -1;
-	if (cfg->type == DF_TOPO_FLATFLY && flatfly_shape(cfg, err, n))
+	if (cfg->type == DF_TOPO_FLATFLY && df_cfg_flatfly_shape(cfg, err, n))
 		return -1;
 	if (cfg->g == 0)
 		cfg->g = cfg->a * cfg->h + 1;

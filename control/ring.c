@@ -69,7 +69,7 @@ static int intra_dfs(const struct df_topo *t, const uint8_t *down, uint32_t G,
 static int intra_path(const struct df_topo *t, const uint8_t *down, uint32_t G,
 		      uint32_t in, uint32_t out, uint32_t *path)
 {
-	uint8_t used[DF_MAX_RADIX] = {0}; /* a < radix (config.c) */
+	uint8_t used[DF_MAX_RADIX] = {0}; /* a < radix (config_check.c) */
 
 	path[0] = in;
 	if (t->a == 1)

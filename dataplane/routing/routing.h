@@ -48,7 +48,7 @@ DF_ALGORITHMS(DP_ENGINE_DECL)
 #undef DP_ENGINE_DECL
 
 /* The engine of algorithm alg on a dragonfly, or (flatfly) on a
- * flattened butterfly; NULL where it does not run (config.c refuses
+ * flattened butterfly; NULL where it does not run (config_check.c refuses
  * that). */
 const struct dp_routing_engine *dp_routing_engine(enum df_algorithm alg,
 						  int flatfly);
