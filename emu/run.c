@@ -124,7 +124,7 @@ static int take_lost(struct emu *e, struct emu_ctl *ctl, uint32_t *todo,
 }
 
 /*
- * Run-time changes across instances (emu/control.h). Instance 0, before
+ * Run-time changes across instances (emu/changes.h). Instance 0, before
  * its poll (announce = 0): may it make the next table change (every peer
  * settled the last), and may its bridge commit the one prepared (every
  * peer prepared it)? After (announce = 1): what it made, to the others.
