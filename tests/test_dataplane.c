@@ -63,7 +63,7 @@ static int run(const char *file, const char *const *sets, int nsets,
 	if (rc)
 		printf("# emulate: %s\n", err);
 	else
-		df_report_print(&pl, rep, stdout);
+		df_report_print(&pl, rep, stderr);
 	df_report_free(rep); /* callers use the totals only */
 	df_plan_free(&pl);
 	return rc;

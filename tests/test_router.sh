@@ -29,7 +29,7 @@ run_one() {
 	rc=$?
 	[ $rc -eq 0 ] && accounted "$TMP/r.json" "$kind"
 	ok $? "$name: drains, every packet delivered once, credits conserved (exit $rc)"
-	[ $rc -eq 0 ] || tail -5 "$TMP/r.txt"
+	[ $rc -eq 0 ] || tail -5 "$TMP/r.txt" | sed 's/^/#   /'
 }
 
 for alg in min val ugal-l ugal-g ugal-l-vc ugal-l-vch ugal-l-cr par \

@@ -46,7 +46,7 @@ run_one() {
 	rc=$?
 	[ $rc -eq 0 ] && accounted "$TMP/r.json"
 	ok $? "$name: a short run drains, every packet delivered once, credits conserved (exit $rc)"
-	[ $rc -eq 0 ] || tail -5 "$TMP/r.txt"
+	[ $rc -eq 0 ] || tail -5 "$TMP/r.txt" | sed 's/^/#   /'
 }
 
 # shellcheck disable=SC2086
