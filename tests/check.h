@@ -4,7 +4,7 @@
 
 /*
  * A minimal TAP producer: every CHECK is one test point ("ok N - what" or
- * "not ok N - what" with the reason), counted by tests/run.sh. A test
+ * "not ok N - what" with the reason), counted by tests/report.py. A test
  * binary exits non-zero if any point failed.
  */
 #include <stdarg.h>

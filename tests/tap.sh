@@ -1,4 +1,4 @@
-# Sourced by the shell tests: TAP output counted by tests/run.sh.
+# Sourced by the shell tests: TAP output counted by tests/report.py.
 # ok STATUS DESCRIPTION: a test point that passes when STATUS is 0.
 # tap_done: the plan line, and the script's exit status.
 n=0
@@ -15,7 +15,7 @@ ok() {
 }
 
 # skip DESCRIPTION REASON: a test point that could not run (TAP's SKIP
-# directive); tests/run.sh counts it as skipped, never as passed.
+# directive); tests/report.py counts it as skipped, never as passed.
 skip() {
 	n=$((n + 1))
 	echo "ok $n - $1 # SKIP $2"
