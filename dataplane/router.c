@@ -158,31 +158,6 @@ static inline void vcq_pop(struct dp_router *r, uint32_t qi, struct dp_vcq *q)
 		qmask_clear(r, qi);
 }
 
-/* The output of pk, the packet at the head of its queue, routed now if it
- * is not yet (the engines that decide and route, not select). */
-static inline struct dp_port *head_output(struct dp_router *r,
-					  struct dp_pkt *pk)
-{
-	if (pk->out_port == DF_PORT_NONE) {
-		/* The source router decides once per packet (PAR: and each
-		 * router reached provisionally; the [FB] adaptive engines:
-		 * every router), when the packet is at the head of its
-		 * queue: the occupancy it reads is the current one ([DF]
-		 * §4.2; [FB] §3.1's sequential allocator) or the round's
-		 * snapshot (greedy). */
-		r->eng->decide(r, pk);
-		route_here(r, pk);
-	}
-	return &r->port[pk->out_port];
-}
-
-/* Output op granted queue qi: the queue after it comes first at op next
- * time (allocate). */
-static inline void granted(struct dp_router *r, struct dp_port *op, uint32_t qi)
-{
-	op->arb = qi + 1 == r->nq ? 0 : qi + 1;
-}
-
 /* With output queues (xbar.h): the head packet m of queue qi, routed to
  * op, crosses the crossbar if it can; its input space goes back upstream
  * when the crossing ends. routed: it was counted in op's waiting flits
@@ -208,7 +183,6 @@ static int xbar_send(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	dp_credit_return(r, ip, k, vc, op, ov, q->last_start, finish,
 			 pk->flits);
 	r->oq_ports |= 1ULL << pk->out_port;
-	granted(r, op, qi);
 	vcq_pop(r, qi, q);
 	return 1;
 }
@@ -283,24 +257,7 @@ static unsigned oq_drain(struct dp_router *r, uint64_t now)
 	return n;
 }
 
-/* Does queue qi come, in this step's order from start, before output
- * op's pointer (port.arb)? */
-static inline int before_pointer(const struct dp_router *r,
-				 const struct dp_port *op, uint32_t qi,
-				 uint32_t start)
-{
-	uint32_t a = op->arb, nq = r->nq;
-
-	return (qi >= start ? qi - start : qi + nq - start) <
-	       (a >= start ? a - start : a + nq - start);
-}
-
-/* The head packet of queue qi leaves if it can: 1 when it did (or left
- * the network), 0 when it cannot now, -1 when it comes before its
- * output's pointer in this step's order from defer (allocate; UINT32_MAX:
- * never). */
-static int try_send(struct dp_router *r, uint32_t qi, uint64_t now,
-		    uint32_t defer)
+static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 {
 	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE], *op;
 	uint32_t vc = qi % DP_VC_STRIDE;
@@ -322,7 +279,18 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now,
 		if (r->oq_cap)
 			return xbar_send(r, qi, op, m, now, 0);
 	} else {
-		op = head_output(r, pk);
+		if (pk->out_port == DF_PORT_NONE) {
+			/* The source router decides once per packet (PAR:
+			 * and each router reached provisionally; the [FB]
+			 * adaptive engines: every router), when the packet
+			 * is at the head of its queue: the occupancy it
+			 * reads is the current one ([DF] §4.2; [FB] §3.1's
+			 * sequential allocator) or the round's snapshot
+			 * (greedy). */
+			r->eng->decide(r, pk);
+			route_here(r, pk);
+		}
+		op = &r->port[pk->out_port];
 		if (unlikely(op->out->down)) {
 			if (dst_gone(r, pk)) {
 				/* the tables keep a lost destination's old
@@ -336,8 +304,6 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now,
 			if (op->out->down)
 				return 0;
 		}
-		if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
-			return -1;
 		if (r->oq_cap)
 			return xbar_send(r, qi, op, m, now, 1);
 		/* the serializer must be free (docs/design.md, A packet's path)
@@ -359,7 +325,6 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now,
 	q->last_start = link_send(r, op, out_vc, m, ready, now);
 	dp_credit_return(r, ip, qi / DP_VC_STRIDE, vc, op, out_vc,
 			 q->last_start, op->out->busy_until, flits);
-	granted(r, op, qi);
 	vcq_pop(r, qi, q);
 	return 1;
 }
@@ -379,73 +344,39 @@ static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
 	return w;
 }
 
-/* The queues of mask try to send, in round-robin order from start (from
- * start upward, then from 0); with later, a queue that comes before its
- * head packet's output's pointer waits there instead. */
-static unsigned try_queues(struct dp_router *r, const uint64_t *mask,
-			   uint64_t *later, uint32_t start, uint64_t now,
-			   uint32_t *last)
-{
-	unsigned moved = 0;
-
-	for (int round = 0; round < 2; round++) {
-		uint32_t lo = round ? 0 : start, hi = round ? start : r->nq;
-		for (uint32_t wi = 0; wi < r->nqw; wi++) {
-			uint64_t w = bits_in(mask[wi], wi, lo, hi);
-			while (w) {
-				uint32_t qi = wi * 64 + __builtin_ctzll(w);
-				w &= w - 1;
-				int rc = try_send(r, qi, now,
-						  later ? start : UINT32_MAX);
-
-				if (rc < 0)
-					later[wi] |= 1ULL << (qi & 63);
-				else if (rc) {
-					moved++;
-					*last = qi;
-				}
-			}
-		}
-	}
-	return moved;
-}
-
-/*
- * Switch allocation: each non-empty input queue tries to send its head
- * packet once per step, the queues in round-robin order from rr (the one
- * after the last that moved). An output also keeps a pointer of its own
- * (port.arb, the queue after the last it granted), so that the queues
- * that want it try in round-robin order from there: a queue before its
- * output's pointer in this step's order waits for a second pass, after
- * the queues from the pointer on. With rr alone a queue could lose every
- * time: a third queue, after two rivals for one output, moving on every
- * step to another output brought rr back to the same place, and the
- * rival first in the order took every credit (a terminal starved for
- * seconds, test_alloc). The fully adaptive engines (select) choose the
- * output only when the packet can leave: rr alone for them.
- */
 static unsigned allocate(struct dp_router *r, uint64_t now)
 {
-	uint64_t snap[DP_QWORDS], later[DP_QWORDS] = {0}, any = 0;
+	uint64_t snap[DP_QWORDS], any = 0;
 	uint32_t start = r->rr, last = UINT32_MAX;
-	int by_output = r->eng->select == NULL;
-	unsigned moved;
+	uint32_t nw = r->nqw;
+	unsigned moved = 0;
 
-	for (uint32_t wi = 0; wi < r->nqw; wi++)
+	for (uint32_t wi = 0; wi < nw; wi++)
 		any |= snap[wi] = r->qmask[wi];
 	if (any == 0)
 		return 0;
 	if (unlikely(r->eng->greedy))
 		for (uint32_t k = 0; k < r->nports; k++)
 			r->port[k].snap = dp_port_occ(&r->port[k], -1);
-	moved = try_queues(r, snap, by_output ? later : NULL, start, now,
-			   &last);
-	if (by_output)
-		moved += try_queues(r, later, NULL, start, now, &last);
+	/* Round-robin: queues from rr upward, then from 0 to rr. */
+	for (int round = 0; round < 2; round++) {
+		uint32_t lo = round ? 0 : start, hi = round ? start : r->nq;
+		for (uint32_t wi = 0; wi < nw; wi++) {
+			uint64_t w = bits_in(snap[wi], wi, lo, hi);
+			while (w) {
+				uint32_t qi = wi * 64 + __builtin_ctzll(w);
+				w &= w - 1;
+				if (try_send(r, qi, now)) {
+					moved++;
+					last = qi;
+				}
+			}
+		}
+	}
 	if (last != UINT32_MAX)
 		r->rr = last + 1 == r->nq ? 0 : last + 1;
 	/* Still blocked packets: do not let the lcore sleep. */
-	for (uint32_t wi = 0; wi < r->nqw; wi++)
+	for (uint32_t wi = 0; wi < nw; wi++)
 		if (r->qmask[wi])
 			r->lc->next_event = now;
 	return moved;
