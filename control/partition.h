@@ -4,7 +4,7 @@
 
 /*
  * [partition]: one dragonfly split by groups over several dfemu
- * instances (README "Several instances"). Keys: instances = N (1: the
+ * instances (docs/instances.md). Keys: instances = N (1: the
  * whole network here), instance = I (which one this process is; also
  * --instance I), iN = A-B (the groups instance N hosts: consecutive,
  * every group in exactly one instance), iN.peerM = vdev or PCI address

@@ -3,8 +3,8 @@
 #define DP_BRIDGE_H
 
 /*
- * The global links between dfemu instances (README "Several
- * instances"). A link whose sender runs here and whose receiver runs in
+ * The global links between dfemu instances (docs/instances.md).
+ * A link whose sender runs here and whose receiver runs in
  * another instance keeps its rings on both sides: here the sending router
  * enqueues onto the packet ring as on any link, and the bridge takes the
  * packets off at once and sends them to the peer in DATA frames

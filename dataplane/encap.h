@@ -4,7 +4,7 @@
 
 /*
  * The frames that carry a partitioned dragonfly's global links between
- * dfemu instances (README "Several instances"; tools/dfemu.lua dissects
+ * dfemu instances (docs/instances.md; tools/dfemu.lua dissects
  * them). Every frame is Ethernet II with EtherType DP_ENCAP_ETHERTYPE,
  * then struct dp_encap_hdr, then the type's body. All fields are in
  * network byte order. Times are nanoseconds relative to the moment the

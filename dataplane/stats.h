@@ -57,7 +57,7 @@ enum dp_drop {
 	DP_DROP_LINK_DOWN,     /* on a link when it failed (faults.in_flight =
 				  drop): a drop after injection */
 	DP_DROP_UNREACHABLE,   /* not injected: its destination's instance was
-				  lost (README "Several instances") */
+				  lost (docs/instances.md) */
 	DP_DROP_INSTANCE_LOST, /* in the network when its destination's
 				  instance was lost: a drop after injection */
 	DP_DROP_N,

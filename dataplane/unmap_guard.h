@@ -12,8 +12,8 @@
  * librte_net_memif) in the surviving instance at the moment its peer was
  * killed. Bursts that start after the mark return at once, so waiting for
  * the workers between the mark and the unmap closes the window: the
- * textbook RCU split of removal and reclamation. README, "Several
- * instances".
+ * textbook RCU split of removal and reclamation. docs/instances.md,
+ * "An instance that goes away".
  */
 #ifndef DP_UNMAP_GUARD_H
 #define DP_UNMAP_GUARD_H

@@ -126,7 +126,7 @@ int dp_worker_main(void *arg)
 		}
 		/* (with a bridge too: on a machine whose CPUs the instances
 		 * share, busy workers cost more lateness than the sleeps;
-		 * README "Several instances") */
+		 * docs/instances.md) */
 		if (work == 0 && run->idle_backoff) {
 			/* nothing to do before the wheel's next wake */
 			uint64_t next = dp_wheel_next(lc->wheel);

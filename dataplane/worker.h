@@ -26,7 +26,7 @@ struct dp_run {
 	uint64_t m0, m1; /* measurement window, TSC */
 	struct rte_mempool *pool;
 	const struct df_tables *tb;
-	/* a partitioned run's table changes (README "Several instances"):
+	/* a partitioned run's table changes (docs/instances.md):
 	 * the next version, prepared by the main lcore; the version in use,
 	 * counted from 0; on instance 0, the version the main lcore wants
 	 * switched to. The bridge switches (bridge.c), so that no packet

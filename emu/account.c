@@ -13,11 +13,10 @@
 #include "partition.h"
 
 /*
- * The terminals that offered traffic, the loads' divisor (README "The
- * report"): a terminal bound to a port when its port brought frames, the
- * others when the built-in generators sent any; in the measurement window
- * (window) or since the start. Ports that stay silent do not dilute the
- * load of those that send.
+ * The terminals that offered traffic, the loads' divisor (docs/report.md):
+ * a terminal bound to a port when its port brought frames, the others when the
+ * built-in generators sent any; in the measurement window (window) or since the
+ * start. Ports that stay silent do not dilute the load of those that send.
  */
 uint32_t emu_load_sources(const struct emu *e, const struct dp_stats *s,
 			  int window)

@@ -4,7 +4,7 @@
 
 /*
  * A partitioned run's protocol between instances, on the main lcore
- * (README "Several instances"): the start-up handshake over each peer
+ * (docs/instances.md): the start-up handshake over each peer
  * port (plans compared, one-way port latency measured), the counters
  * every instance sends every few milliseconds and the whole network's
  * accounting from them, and the end: each instance that has seen the

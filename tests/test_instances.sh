@@ -122,7 +122,7 @@ assert abs(acc - s["accepted_load"]) < 0.02, (acc, s["accepted_load"])
 assert abs(dlv - sd) < 0.01 * sd, (dlv, sd)
 # gross bounds (latency: optimised build only). Two processes on two
 # vCPUs add the host's delays: 1.0-1.8x in most runs, up to 5.8x in a
-# few (README "Several instances"); a due time or port latency applied
+# few (docs/instances.md); a due time or port latency applied
 # wrongly would be off by orders of magnitude
 p = a["partition"]["peers"][0]["latency_ns"]
 assert 0 < p < 1e6, p
@@ -335,7 +335,7 @@ r1=$?
 ok $? "both end on SIGINT after the commands, accounted"
 
 # 6. three instances (groups 0-2, 3-5, 6-8), a memif port per pair; two
-# vCPUs for three polling workers, so a low load (README)
+# vCPUs for three polling workers, so a low load (docs/instances.md)
 L3=0.01
 [ "${2:-}" = san ] && L3=0.005
 S3=/run/dfemu/t3$$

@@ -1,6 +1,6 @@
 #!/bin/sh
-# The real Pktgen-DPDK as dfemu's peer over memif (docs: README "Pktgen-DPDK
-# as a peer"): Pktgen runs the committed tools/pktgen/ scripts, with a
+# The real Pktgen-DPDK as dfemu's peer over memif (docs/ports-and-hosts.md):
+# Pktgen runs the committed tools/pktgen/ scripts, with a
 # finite count and a low rate, against terminal t0 of configs/reference.ini
 # (a memif server), and a Lua epilogue writes Pktgen's own port counters
 # to a file. Each case reconciles them with dfemu's per-terminal counters

@@ -1,6 +1,6 @@
 -- dfemu.lua: Wireshark dissector for the frames that carry a partitioned
--- dragonfly's global links between dfemu instances (README "Several
--- instances"). The format is dataplane/encap.h, which is the source of
+-- dragonfly's global links between dfemu instances (docs/instances.md).
+-- The format is dataplane/encap.h, which is the source of
 -- truth: Ethernet II with EtherType 0x88B6, then struct dp_encap_hdr
 -- (16 bytes, big-endian), then the body of the frame's type:
 --

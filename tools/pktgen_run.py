@@ -5,7 +5,7 @@ client, its port k on the k-th terminal. Pktgen runs the senders' scripts
 and a Lua epilogue that writes its port counters once everything is sent
 and its ports have been quiet for a second; dfemu is then ended with
 SIGINT, which drains the network before its report. The table reconciles
-both sides (README "Pktgen-DPDK as a peer", "One command").
+both sides (docs/ports-and-hosts.md, "Pktgen-DPDK as a peer").
 """
 import json
 import os

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * OFAR, On-the-Fly Adaptive Routing, with an escape ring and congestion
- * management ([OC] §I, §III-A, §IV; README, "OFAR", says which readings
- * of the references [OC] only cites were chosen). Decided at every
+ * management ([OC] §I, §III-A, §IV; docs/routing.md, "OFAR", says which
+ * readings of the references [OC] only cites were chosen). Decided at every
  * attempt to move a packet, at every router:
  *
  *  1. At the destination router: eject.

@@ -8,7 +8,7 @@
  * only gathers the numbers. [OC] §V misroutes with "a misrouting
  * threshold of 90 % as presented in [4]" and "the MM global misrouting
  * policy, as introduced in [18]"; neither reference is in [OC] itself,
- * so the readings chosen are stated here and in the README ("OFAR"):
+ * so the readings chosen are stated here and in docs/routing.md ("OFAR"):
  *
  *  - The trigger: a packet may leave its minimal path only when the
  *    minimal output cannot take it now (short of credits, or its link
