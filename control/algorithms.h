@@ -2,6 +2,9 @@
 #ifndef DF_ALGORITHMS_H
 #define DF_ALGORITHMS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /*
  * Every routing algorithm, defined once (docs/design.md, "Routing
  * engines"). One line each:
@@ -126,6 +129,18 @@ static inline int df_alg_nonminimal(enum df_algorithm a)
 	enum df_path_kind p = df_alg_info(a)->paths;
 
 	return p == DF_PATHS_VAL || p == DF_PATHS_PAR || p == DF_PATHS_HOPS_VAL;
+}
+
+/* VCs per link of [FB] §3.1's hop-indexed paths over dims dimensions:
+ * one per hop, dims hops minimal, twice that with a Valiant phase; 0 for
+ * an algorithm whose VCs follow its phases. */
+static inline uint32_t df_alg_hop_vcs(enum df_algorithm a, uint32_t dims)
+{
+	enum df_path_kind p = df_alg_info(a)->paths;
+
+	return p == DF_PATHS_HOPS_MIN	? dims
+	       : p == DF_PATHS_HOPS_VAL ? 2 * dims
+					: 0;
 }
 
 /* Does the algorithm keep an escape subnetwork (the +1 VC, [OC] §III)? */

@@ -16,16 +16,6 @@
 
 #define AT(sec, key) df_config_origin(c, sec, key)
 
-/* VCs per link of hop-indexed paths ([FB] §3.1) on an n-flat: one per
- * hop, n-1 hops minimal, twice that with a Valiant phase; 0 for the
- * others */
-static uint32_t hop_vcs(enum df_path_kind p, uint32_t n)
-{
-	return p == DF_PATHS_HOPS_MIN	? n - 1
-	       : p == DF_PATHS_HOPS_VAL ? 2 * (n - 1)
-					: 0;
-}
-
 static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 {
 	uint32_t radix = c->n * (c->k - 1) + 1, vcs;
@@ -59,7 +49,7 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 	}
 	/* hop-indexed VCs (vcplan.c): n-1 for MIN AD, 2(n-1) with a
 	 * Valiant phase */
-	vcs = hop_vcs(df_alg_info(c->algorithm)->paths, c->n);
+	vcs = df_alg_hop_vcs(c->algorithm, c->n - 1);
 	if (vcs > DF_MAX_VC) {
 		df_cfg_err(err, n,
 			   "%s: [routing] algorithm = %s on a %u-ary %u-flat "
@@ -67,8 +57,7 @@ static int flatfly_validate(const struct df_config *c, char *err, size_t n)
 			   "most %d: use n <= %u, or min / val (%s VCs)",
 			   AT("routing", "algorithm"),
 			   df_algorithm_name(c->algorithm), c->k, c->n, vcs,
-			   DF_MAX_VC,
-			   vcs == c->n - 1 ? DF_MAX_VC + 1 : DF_MAX_VC / 2 + 1,
+			   DF_MAX_VC, 1 + DF_MAX_VC * (c->n - 1) / vcs,
 			   "1 and 2");
 		return -1;
 	}

@@ -460,9 +460,7 @@ static int fb_adaptive_plan(struct df_tables *tb, const struct df_config *cfg,
 			    struct df_vcplan_info *info, char *err,
 			    size_t errlen)
 {
-	uint32_t need = df_alg_info(cfg->algorithm)->paths == DF_PATHS_HOPS_MIN
-				? tb->ndim
-				: 2 * tb->ndim;
+	uint32_t need = df_alg_hop_vcs(cfg->algorithm, tb->ndim);
 
 	memset(tb->vc_map, 0, sizeof(tb->vc_map));
 	memset(tb->phase_used, 0, sizeof(tb->phase_used));
