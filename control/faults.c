@@ -40,8 +40,9 @@ static int copy_tables(struct df_tables *dst, const struct df_tables *src)
 	dst->port_to_group = malloc(n * src->g);
 	dst->port_class = malloc(src->nports);
 	dst->peer_router = malloc(n * src->nports * sizeof(*dst->peer_router));
+	dst->group_of = malloc(n * sizeof(*dst->group_of));
 	if (!dst->port_to_router || !dst->port_to_group || !dst->port_class ||
-	    !dst->peer_router) {
+	    !dst->peer_router || !dst->group_of) {
 		df_tables_free(dst);
 		return -1;
 	}
@@ -50,6 +51,7 @@ static int copy_tables(struct df_tables *dst, const struct df_tables *src)
 	memcpy(dst->port_class, src->port_class, src->nports);
 	memcpy(dst->peer_router, src->peer_router,
 	       n * src->nports * sizeof(*dst->peer_router));
+	memcpy(dst->group_of, src->group_of, n * sizeof(*dst->group_of));
 	return 0;
 }
 

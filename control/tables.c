@@ -87,14 +87,17 @@ int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 	tb->port_class = malloc(t->nports);
 	tb->peer_router = malloc((size_t)t->nrouters * t->nports *
 				 sizeof(*tb->peer_router));
+	tb->group_of = malloc((size_t)t->nrouters * sizeof(*tb->group_of));
 	if (!tb->port_to_router || !tb->port_to_group || !tb->port_class ||
-	    !tb->peer_router) {
+	    !tb->peer_router || !tb->group_of) {
 		df_tables_free(tb);
 		snprintf(err, errlen, "out of memory building routing tables");
 		return -1;
 	}
 	for (uint32_t k = 0; k < t->nports; k++)
 		tb->port_class[k] = t->ports[k].cls;
+	for (uint32_t r = 0; r < t->nrouters; r++)
+		tb->group_of[r] = (uint16_t)(r / t->a);
 	for (uint32_t i = 0; i < t->nrouters * t->nports; i++)
 		tb->peer_router[i] =
 			t->ports[i].cls == DF_LINK_TERMINAL ||
@@ -181,6 +184,7 @@ void df_tables_free(struct df_tables *tb)
 	free(tb->port_to_group);
 	free(tb->port_class);
 	free(tb->peer_router);
+	free(tb->group_of);
 	free(tb->gone);
 	free(tb->inter);
 	memset(tb, 0, sizeof(*tb));

@@ -43,6 +43,11 @@ struct df_tables {
 	uint8_t *port_to_group;	 /* [r * g + G]: output port toward group G */
 	uint8_t *port_class;	 /* [port]: same on every router */
 	uint16_t *peer_router;	 /* [r * nports + port] (routers only) */
+	/* [r]: r's group (dragonfly: r / a). A load from a table of a few
+	 * hundred bytes instead of a division on every hop: an integer
+	 * division costs tens of cycles, and a hop took three
+	 * (docs/performance.md, "Divisions on the hop") */
+	uint16_t *group_of;
 	uint8_t vc_map[DF_LINK_NCLASS][DF_NPHASE];
 	uint8_t nvcs[DF_LINK_NCLASS]; /* VCs the plan uses per class */
 	uint8_t phase_used[DF_LINK_NCLASS][DF_NPHASE];
@@ -149,10 +154,12 @@ static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 				   uint32_t dst, uint32_t dport, uint32_t inter,
 				   uint8_t *phase, uint8_t *vc)
 {
-	uint32_t cg = cur / t->a, dg = dst / t->a, port, ph, next;
+	uint32_t cg, dg, port, ph, next;
 
 	if (__builtin_expect(t->flatfly, 0))
 		return fb_next_hop(t, cur, dst, dport, inter, phase, vc);
+	cg = t->group_of[cur];
+	dg = t->group_of[dst];
 
 	/* [DF] §4.1 VAL steps 1-2 end on arrival in Gi; MIN starts here. */
 	if (*phase == DF_PH_TO_INTER &&
@@ -172,8 +179,8 @@ static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 	if (*phase == DF_PH_SRC_MIN && t->port_class[port] != DF_LINK_LOCAL)
 		*phase = DF_PH_TO_DEST;
 	next = t->peer_router[cur * t->nports + port];
-	ph = next / t->a == dg && *phase != DF_PH_TO_INTER ? DF_PH_IN_DEST
-							   : *phase;
+	ph = t->group_of[next] == dg && *phase != DF_PH_TO_INTER ? DF_PH_IN_DEST
+								 : *phase;
 	*vc = t->vc_map[t->port_class[port]][ph];
 	return port;
 }

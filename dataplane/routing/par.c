@@ -32,7 +32,8 @@ static void par_decide(struct dp_router *r, struct dp_pkt *pk)
 	}
 	/* minimal toward another group: provisional until the global hop
 	 * (df_next_hop turns it into TO_DEST there) */
-	if (pk->inter == DF_NO_GROUP && pk->dst_router / tb->a != r->group)
+	if (pk->inter == DF_NO_GROUP &&
+	    tb->group_of[pk->dst_router] != r->group)
 		pk->phase = DF_PH_SRC_MIN;
 }
 

@@ -8,8 +8,10 @@
 void dp_table_route(struct dp_router *r, struct dp_pkt *pk)
 {
 	const struct df_tables *tb = r->lc->run->tb;
+	/* the terminal's port at its router: dst_router = dst_term / p, so
+	 * a multiplication gives dst_term % p without a division */
+	uint32_t dport = pk->dst_term - (uint32_t)pk->dst_router * tb->p;
 
-	pk->out_port = (uint8_t)df_next_hop(tb, r->id, pk->dst_router,
-					    pk->dst_term % tb->p, pk->inter,
-					    &pk->phase, &pk->out_vc);
+	pk->out_port = (uint8_t)df_next_hop(tb, r->id, pk->dst_router, dport,
+					    pk->inter, &pk->phase, &pk->out_vc);
 }

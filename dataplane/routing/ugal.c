@@ -93,7 +93,7 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 {
 	const struct dp_run *run = r->lc->run;
 	const struct df_tables *tb = run->tb;
-	uint32_t dst = pk->dst_router, dg = dst / tb->a, dport = 0;
+	uint32_t dst = pk->dst_router, dg = tb->group_of[dst], dport = 0;
 	uint8_t ph_m = DF_PH_TO_DEST, ph_nm = DF_PH_TO_INTER, vc_m, vc_nm;
 	uint32_t out_m, out_nm, h_m, h_nm, gr_m, gp_m = 0, gr_nm, gp_nm = 0;
 	uint64_t port_m, port_nm, q_m, q_nm;
