@@ -84,7 +84,7 @@ static inline void dp_credit_return(struct dp_router *r, struct dp_port *ip,
 				    uint64_t finish, uint32_t flits)
 {
 	r->lc->st.credits_out++;
-	if (op->ctq[out_vc] != NULL) {
+	if (unlikely(op->crt)) {
 		uint64_t extra = dp_cr_extra(op->t_d, r->td_min,
 					     ip->cls == DF_LINK_LOCAL);
 

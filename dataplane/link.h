@@ -42,45 +42,77 @@ struct dp_flight {
 };
 
 struct dp_link {
-	/* read by both ends, written before the run (and, for the fault
-	 * fields, by the main lcore) */
+	/*
+	 * Five cache lines, grouped by who writes them and by what a hop
+	 * reads (docs/performance.md, "Lines a hop touches"): a hop used
+	 * to touch all six lines of the old layout. The first line holds
+	 * what both ends read on every packet and credit, written before
+	 * the run (drop_until: by the main lcore on a failure).
+	 */
 	struct dp_flight *pkt;	/* packet FIFO; NULL: no such link */
 	struct dp_credit *cred; /* credit FIFO, the other way */
-	uint32_t mask;		/* both FIFOs hold mask + 1 entries */
-	uint8_t cls;
-	uint64_t lat_tsc;
-	uint64_t cyc_per_byte_q16; /* 16.16 fixed point; 0 = unlimited */
-	uint64_t credit_lat_tsc;
-	uint32_t from, from_port, to, to_port; /* for reports */
-	/* capture (tap.h): interface index + 1, 0 = not captured; the
-	 * VCs captured */
-	uint32_t cap_if, cap_vcs;
-	/* failed (control/faults.h): the sender routes around it; set by
-	 * the main lcore after the tables without it are in place */
-	volatile uint8_t down;
-	/* failed with faults.in_flight = drop: packets due up to this TSC
-	 * are lost on arrival (UINT64_MAX while down); 0 = none */
-	volatile uint64_t drop_until;
 	/* both ends on one worker: its wheel, in which a producer arms the
 	 * consumer's wake itself (wheel.h); NULL: it sends a note on the
 	 * consumer's queue (notify.h) when there is one */
 	struct dp_wheel *wheel;
-	struct dp_notify_q *pkt_nq, *cred_nq;
+	uint64_t lat_tsc;
+	uint64_t cyc_per_byte_q16; /* 16.16 fixed point; 0 = unlimited */
+	uint64_t credit_lat_tsc;
+	/* failed with faults.in_flight = drop: packets due up to this TSC
+	 * are lost on arrival (UINT64_MAX while down); 0 = none */
+	volatile uint64_t drop_until;
+	uint32_t mask; /* both FIFOs hold mask + 1 entries */
+	uint8_t cls;
 
 	/* sender side: written by the upstream lcore */
 	struct dp_fifo_end pkt_tx __rte_cache_aligned; /* tail */
 	struct dp_fifo_end cred_rx;		       /* head */
-	struct dp_wake cred_wake; /* the sender's, for the credit FIFO */
-	uint64_t busy_until;	  /* serializer free from this TSC on */
+	uint64_t busy_until; /* serializer free from this TSC on */
 	uint64_t tx_pkts, tx_bytes;
+	/* capture (tap.h): interface index + 1, 0 = not captured */
+	uint32_t cap_if;
+	/* failed (control/faults.h): the sender routes around it; set by
+	 * the main lcore after the tables without it are in place */
+	volatile uint8_t down;
+	/* ... and what it writes when a credit comes back or a packet is
+	 * captured */
+	struct dp_wake cred_wake __rte_cache_aligned; /* for the credit FIFO */
 	uint64_t cap_taken, cap_skipped; /* capture: handed over, and not */
 
-	/* receiver side: written by the downstream lcore */
+	/* receiver side: written by the downstream lcore (the credit
+	 * FIFO's last due is its newest slot's, dp_link_credit_at) */
 	struct dp_fifo_end pkt_rx __rte_cache_aligned; /* head */
 	struct dp_fifo_end cred_tx;		       /* tail */
-	struct dp_wake pkt_wake;  /* the receiver's, for the packet FIFO */
-	uint64_t last_credit_due; /* credit FIFO stays ordered by due */
+	struct dp_wake pkt_wake; /* the receiver's, for the packet FIFO */
+
+	/* read off the hop: reports, capture's VCs, notes between workers */
+	uint32_t from, from_port, to, to_port __rte_cache_aligned;
+	uint32_t cap_vcs; /* capture: the VCs captured */
+	struct dp_notify_q *pkt_nq, *cred_nq;
 } __rte_cache_aligned;
+
+/* An entry due at due is in one of l's FIFOs (the credit FIFO if
+ * credit): arm its consumer's wake w in the worker's wheel, or note it to
+ * the consumer's worker (the note queues are read only for a link
+ * between workers). */
+static inline void dp_link_wake(struct dp_link *l, struct dp_wake *w,
+				uint64_t due, int credit)
+{
+	if (likely(l->wheel != NULL))
+		dp_wake_arm(l->wheel, w, due);
+	else
+		dp_notify(credit ? l->cred_nq : l->pkt_nq, w, due);
+}
+
+/* The due time of the newest credit pushed on l: the credit FIFO is a
+ * delay line, so no credit is due before it. The producer's own last
+ * slot, which the consumer only reads; the FIFO's memory starts zeroed
+ * (a calloc, or emu/arena.c's rte_zmalloc), so before the first credit
+ * it reads 0. */
+static inline uint64_t dp_link_credit_last(const struct dp_link *l)
+{
+	return l->cred[(l->cred_tx.own - 1) & l->mask].due;
+}
 
 /* Serialization time of len bytes on link l, in TSC cycles. */
 static inline uint64_t dp_link_ser(const struct dp_link *l, uint32_t len)
@@ -116,8 +148,7 @@ static inline int dp_link_push(struct dp_link *l, struct rte_mbuf *m,
 	f->due = due;
 	f->m = m;
 	dp_fifo_publish(&l->pkt_tx);
-	dp_wake_arm(l->wheel, &l->pkt_wake, due);
-	dp_notify(l->pkt_nq, &l->pkt_wake, due);
+	dp_link_wake(l, &l->pkt_wake, due, 0);
 	return 0;
 }
 
@@ -140,17 +171,17 @@ static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
 				    uint32_t vc, uint32_t flits)
 {
 	struct dp_credit *c;
+	uint64_t last;
 
 	if (unlikely(!dp_fifo_room(&l->cred_tx, &l->cred_rx, l->mask)))
 		return -1;
+	last = dp_link_credit_last(l);
 	c = &l->cred[l->cred_tx.own & l->mask];
-	c->due = due < l->last_credit_due ? l->last_credit_due : due;
-	l->last_credit_due = c->due;
+	c->due = due < last ? last : due;
 	c->vc = vc;
 	c->flits = flits;
 	dp_fifo_publish(&l->cred_tx);
-	dp_wake_arm(l->wheel, &l->cred_wake, c->due);
-	dp_notify(l->cred_nq, &l->cred_wake, c->due);
+	dp_link_wake(l, &l->cred_wake, c->due, 1);
 	return 0;
 }
 

@@ -36,13 +36,18 @@ struct dp_port {
 	struct dp_link *out; /* we send on it; its credits come back to us */
 	struct dp_link *in;  /* we receive from it; we return its credits */
 	uint8_t cls, nvc;
-	uint32_t credits[DF_MAX_VC];	 /* free flits downstream, per VC */
-	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
-	uint64_t credit_t[DF_MAX_VC];	 /* due time of the last credit */
+	/* UGAL-L_CR's queues below (ctq, dq) are in use: a flag on this
+	 * first line, so the hop of every other algorithm does not load
+	 * their pointers' line to find them NULL (docs/performance.md,
+	 * "Lines a hop touches") */
+	uint8_t crt;
+	uint32_t credits[DF_MAX_VC]; /* free flits downstream, per VC */
 	uint32_t waiting[DF_MAX_VC]; /* flits routed to this output, waiting */
 	/* greedy allocators ([FB] §3.1): the occupancy all decisions of one
 	 * switch-allocation round read, taken at its start */
 	uint32_t snap;
+	uint64_t credit_t[DF_MAX_VC];	 /* due time of the last credit */
+	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
 	struct dp_vcq q[DF_MAX_VC];
 	/* UGAL-L_CR ([DF] §4.3.2): credit timestamp queue per VC (send time
 	 * of each packet in flight on this output, popped by its credit),
@@ -127,7 +132,7 @@ static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 		}
 		p->credits[c->vc] += c->flits;
 		p->credit_t[c->vc] = c->due;
-		if (p->ctq[c->vc] != NULL)
+		if (unlikely(p->crt))
 			dp_port_ctq_pop(p, c);
 		dp_link_credit_pop(p->out);
 		n++;

@@ -114,6 +114,7 @@ static int port_init(struct emu *e, struct dp_port *p, int cls,
 			p->dq_mask = n - 1;
 			if (p->ctq[v] == NULL || p->dq[v] == NULL)
 				return oom(e, "credit queues");
+			p->crt = 1;
 		}
 		uint32_t n = rte_align32pow2(flits);
 		p->q[v].slot = emu_arena_alloc(&e->mem, n * sizeof(void *));

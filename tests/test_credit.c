@@ -58,6 +58,7 @@ static int rig_init(struct rig *g)
 		p->nvc = NVC;
 		p->in = &g->link[k];
 		p->ctq_mask = p->dq_mask = QSIZE - 1;
+		p->crt = 1;
 		for (int v = 0; v < NVC; v++) {
 			p->ctq[v] = calloc(QSIZE, sizeof(uint64_t));
 			p->dq[v] = calloc(QSIZE, sizeof(struct dp_credit));
