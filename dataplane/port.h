@@ -72,6 +72,9 @@ struct dp_port {
 	uint64_t xin_free, xout_free;
 	uint64_t xbar_cyc_per_byte_q16;
 	uint32_t oq_rr;
+	/* switch allocation (router.c): the input queue that comes first
+	 * at this output, the one after the last it granted */
+	uint32_t arb;
 };
 
 /*

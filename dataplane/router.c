@@ -6,7 +6,8 @@
  * VC has credits for the whole packet (virtual cut-through); the freed
  * input space goes back upstream as a credit. Switch allocation is
  * round-robin over the non-empty input queues, one packet per queue per
- * step.
+ * step, and round-robin at each output over the queues that want it
+ * (allocate).
  */
 #include "router.h"
 #include "routing/routing.h"
@@ -158,6 +159,31 @@ static inline void vcq_pop(struct dp_router *r, uint32_t qi, struct dp_vcq *q)
 		qmask_clear(r, qi);
 }
 
+/* The output of pk, the packet at the head of its queue, routed now if it
+ * is not yet (the engines that decide and route, not select). */
+static inline struct dp_port *head_output(struct dp_router *r,
+					  struct dp_pkt *pk)
+{
+	if (pk->out_port == DF_PORT_NONE) {
+		/* The source router decides once per packet (PAR: and each
+		 * router reached provisionally; the [FB] adaptive engines:
+		 * every router), when the packet is at the head of its
+		 * queue: the occupancy it reads is the current one ([DF]
+		 * §4.2; [FB] §3.1's sequential allocator) or the round's
+		 * snapshot (greedy). */
+		r->eng->decide(r, pk);
+		route_here(r, pk);
+	}
+	return &r->port[pk->out_port];
+}
+
+/* Output op granted queue qi: the queue after it comes first at op next
+ * time (allocate). */
+static inline void granted(struct dp_router *r, struct dp_port *op, uint32_t qi)
+{
+	op->arb = qi + 1 == r->nq ? 0 : qi + 1;
+}
+
 /* With output queues (xbar.h): the head packet m of queue qi, routed to
  * op, crosses the crossbar if it can; its input space goes back upstream
  * when the crossing ends. routed: it was counted in op's waiting flits
@@ -183,6 +209,7 @@ static int xbar_send(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	dp_credit_return(r, ip, k, vc, op, ov, q->last_start, finish,
 			 pk->flits);
 	r->oq_ports |= 1ULL << pk->out_port;
+	granted(r, op, qi);
 	vcq_pop(r, qi, q);
 	return 1;
 }
@@ -257,15 +284,55 @@ static unsigned oq_drain(struct dp_router *r, uint64_t now)
 	return n;
 }
 
-static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
+/* Does queue qi come, in this step's order from start, before output
+ * op's pointer (port.arb)? */
+static inline int before_pointer(const struct dp_router *r,
+				 const struct dp_port *op, uint32_t qi,
+				 uint32_t start)
+{
+	uint32_t a = op->arb, nq = r->nq;
+
+	return (qi >= start ? qi - start : qi + nq - start) <
+	       (a >= start ? a - start : a + nq - start);
+}
+
+/* The head packet m of queue qi leaves on output op, which can take it
+ * now (its waiting flits already settled). */
+static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
+			struct rte_mbuf *m, uint64_t now)
+{
+	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE];
+	uint32_t vc = qi % DP_VC_STRIDE;
+	struct dp_vcq *q = &ip->q[vc];
+	struct dp_pkt *pk = dp_pkt(m);
+	uint32_t out_vc = pk->out_vc, flits = pk->flits;
+	/* The packet could not leave before it arrived, before the packet
+	 * ahead of it in the queue left (nor before its credit: link_send).
+	 * Its VC and flits are read before it is on the link. */
+	uint64_t ready = pk->due_tsc;
+
+	if (q->last_start > ready)
+		ready = q->last_start;
+	q->last_start = link_send(r, op, out_vc, m, ready, now);
+	dp_credit_return(r, ip, qi / DP_VC_STRIDE, vc, op, out_vc,
+			 q->last_start, op->out->busy_until, flits);
+	granted(r, op, qi);
+	vcq_pop(r, qi, q);
+	return 1;
+}
+
+/* The head packet of queue qi leaves if it can: 1 when it did (or left
+ * the network), 0 when it cannot now, -1 when it comes before its
+ * output's pointer in this step's order from defer and must wait for the
+ * second pass (allocate; UINT32_MAX: no turn to wait for). */
+static inline int try_send(struct dp_router *r, uint32_t qi, uint64_t now,
+			   uint32_t defer)
 {
 	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE], *op;
 	uint32_t vc = qi % DP_VC_STRIDE;
 	struct dp_vcq *q = &ip->q[vc];
 	struct rte_mbuf *m = q->slot[q->head & q->mask];
 	struct dp_pkt *pk = dp_pkt(m);
-	uint32_t out_vc, flits;
-	uint64_t ready;
 
 	if (r->eng->select != NULL) {
 		/* fully adaptive: whatever can take the packet now (with
@@ -279,18 +346,15 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 		if (r->oq_cap)
 			return xbar_send(r, qi, op, m, now, 0);
 	} else {
-		if (pk->out_port == DF_PORT_NONE) {
-			/* The source router decides once per packet (PAR:
-			 * and each router reached provisionally; the [FB]
-			 * adaptive engines: every router), when the packet
-			 * is at the head of its queue: the occupancy it
-			 * reads is the current one ([DF] §4.2; [FB] §3.1's
-			 * sequential allocator) or the round's snapshot
-			 * (greedy). */
-			r->eng->decide(r, pk);
-			route_here(r, pk);
-		}
-		op = &r->port[pk->out_port];
+		op = head_output(r, pk);
+		/* Its output's turn first: after the queues from the
+		 * output's pointer on, in the second pass (allocate). The
+		 * turn orders, it reserves nothing: a rival that cannot
+		 * leave leaves the output to the others. Since an output
+		 * only gets busier during a step, deferring before the
+		 * checks below grants the same as checking first. */
+		if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
+			return -1;
 		if (unlikely(op->out->down)) {
 			if (dst_gone(r, pk)) {
 				/* the tables keep a lost destination's old
@@ -314,19 +378,7 @@ static int try_send(struct dp_router *r, uint32_t qi, uint64_t now)
 			return 0;
 		op->waiting[pk->out_vc] -= pk->flits;
 	}
-	/* The packet could not leave before it arrived, before the packet
-	 * ahead of it in the queue left (nor before its credit: link_send).
-	 * Its VC and flits are read before it is on the link. */
-	ready = pk->due_tsc;
-	if (q->last_start > ready)
-		ready = q->last_start;
-	out_vc = pk->out_vc;
-	flits = pk->flits;
-	q->last_start = link_send(r, op, out_vc, m, ready, now);
-	dp_credit_return(r, ip, qi / DP_VC_STRIDE, vc, op, out_vc,
-			 q->last_start, op->out->busy_until, flits);
-	vcq_pop(r, qi, q);
-	return 1;
+	return leave(r, qi, op, m, now);
 }
 
 /* Bits of w (word index wi) at positions >= lo and < hi. */
@@ -344,34 +396,76 @@ static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
 	return w;
 }
 
+/*
+ * Switch allocation: each non-empty input queue tries to send its head
+ * packet once per step, the queues in round-robin order from rr (the one
+ * after the last that moved), and each output takes the queues that want
+ * it in round-robin order from its own pointer (port.arb, the queue after
+ * the last it granted): a queue that comes before its head packet's
+ * output's pointer in this step's order waits for a second pass, after
+ * the queues from the pointer on. Cycle-accurate simulators of the
+ * papers' kind (BookSim's separable allocators) keep such a round-robin
+ * arbiter at every output, turned only by a grant; [DF] §4.2 names no
+ * arbiter, only "a single-cycle, input-queued router switch" with
+ * "sufficient speedup". With rr alone an input could lose every time: a
+ * third queue, after two rivals for one output, moving on every step to
+ * another output brought rr back to the same place, and the rival first
+ * in the order took every credit (a terminal starved for seconds;
+ * tests/test_alloc.c). The fully adaptive engines (select) choose the
+ * output only when the packet can leave: rr alone for them.
+ */
 static unsigned allocate(struct dp_router *r, uint64_t now)
 {
-	uint64_t snap[DP_QWORDS], any = 0;
-	uint32_t start = r->rr, last = UINT32_MAX;
-	uint32_t nw = r->nqw;
+	uint64_t mask[DP_QWORDS], later[DP_QWORDS], any = 0;
+	uint32_t start = r->rr, last = UINT32_MAX, nw = r->nqw;
+	/* first pass: defer to the output's turn (not for select) */
+	uint32_t defer = r->eng->select == NULL ? start : UINT32_MAX;
 	unsigned moved = 0;
 
-	for (uint32_t wi = 0; wi < nw; wi++)
-		any |= snap[wi] = r->qmask[wi];
+	for (uint32_t wi = 0; wi < nw; wi++) {
+		any |= mask[wi] = r->qmask[wi];
+		later[wi] = 0;
+	}
 	if (any == 0)
 		return 0;
 	if (unlikely(r->eng->greedy))
 		for (uint32_t k = 0; k < r->nports; k++)
 			r->port[k].snap = dp_port_occ(&r->port[k], -1);
-	/* Round-robin: queues from rr upward, then from 0 to rr. */
-	for (int round = 0; round < 2; round++) {
-		uint32_t lo = round ? 0 : start, hi = round ? start : r->nq;
-		for (uint32_t wi = 0; wi < nw; wi++) {
-			uint64_t w = bits_in(snap[wi], wi, lo, hi);
-			while (w) {
-				uint32_t qi = wi * 64 + __builtin_ctzll(w);
-				w &= w - 1;
-				if (try_send(r, qi, now)) {
-					moved++;
-					last = qi;
+	for (;;) {
+		/* The queues of mask in round-robin order from start: from
+		 * start upward, then from 0. */
+		for (int round = 0; round < 2; round++) {
+			uint32_t lo = round ? 0 : start,
+				 hi = round ? start : r->nq;
+
+			for (uint32_t wi = 0; wi < nw; wi++) {
+				uint64_t w = bits_in(mask[wi], wi, lo, hi);
+
+				while (w) {
+					uint32_t qi =
+						wi * 64 + __builtin_ctzll(w);
+					int rc;
+
+					w &= w - 1;
+					rc = try_send(r, qi, now, defer);
+					if (rc > 0) {
+						moved++;
+						last = qi;
+					} else if (rc < 0) {
+						later[wi] |= 1ULL << (qi & 63);
+					}
 				}
 			}
 		}
+		if (defer == UINT32_MAX)
+			break;
+		/* the second pass: the queues that waited for their turn */
+		any = 0;
+		for (uint32_t wi = 0; wi < nw; wi++)
+			any |= mask[wi] = later[wi];
+		if (any == 0)
+			break;
+		defer = UINT32_MAX;
 	}
 	if (last != UINT32_MAX)
 		r->rr = last + 1 == r->nq ? 0 : last + 1;
