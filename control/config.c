@@ -47,6 +47,7 @@ static const char *const arr_names[] = {
 static const char *const alg_names[] = {DF_ALGORITHMS(DF_ALG_NAME) NULL};
 #undef DF_ALG_NAME
 static const char *const ring_names[] = {"uni", "bi", NULL};
+static const char *const escape_net_names[] = {"ring", "tree", NULL};
 static const char *const mode_names[] = {"steady", "batch", "all-to-all", NULL};
 static const char *const finish_names[] = {"keep", "stop", NULL};
 static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};
@@ -90,6 +91,11 @@ const char *df_pb_flags_name(enum df_pb_flags f)
 {
 	return pb_names[f];
 }
+const char *df_escape_net_name(enum df_escape_net e)
+{
+	return escape_net_names[e];
+}
+
 const char *df_ring_dir_name(enum df_ring_dir d)
 {
 	return ring_names[d];
@@ -186,12 +192,20 @@ static const struct key_def keys[] = {
 	{"routing", "misroute_pick", K_ENUM, OFF(misroute_pick), 0, 0,
 	 mis_pick_names, "OFAR: which eligible misroute to take"},
 	{"routing", "escape", K_BOOL, OFF(escape), 0, 1, NULL,
-	 "OFAR: the escape ring (off can deadlock: for watchdog "
+	 "OFAR: the escape subnetwork (off can deadlock: for watchdog "
 	 "demonstrations only)"},
+	{"routing", "escape_net", K_ENUM, OFF(escape_net), 0, 0,
+	 escape_net_names,
+	 "OFAR escape subnetwork: ring (Hamiltonian, [OC] §III-A) or tree "
+	 "(spanning tree rooted at group tree_root, up-down, §III-B)"},
+	{"routing", "tree_root", K_U32, OFF(tree_root), 0, 4095, NULL,
+	 "OFAR tree escape: the root group G_root (its first router is the "
+	 "root)"},
 	{"routing", "ring", K_ENUM, OFF(ring), 0, 0, ring_names,
 	 "OFAR escape ring direction (bi: shortest direction)"},
 	{"routing", "escape_cap", K_U32, OFF(escape_cap), 1, 255, NULL,
-	 "OFAR: escape-ring entries after which a packet stays in the ring"},
+	 "OFAR: escape entries after which a packet stays in the escape to "
+	 "its destination"},
 	{"routing", "cm", K_ENUM, OFF(cm), 0, 0, cm_names,
 	 "OFAR congestion management on injection ([OC] §IV)"},
 	{"routing", "bcm_bubble", K_U32, OFF(bcm_bubble), 1, 64, NULL,
@@ -322,6 +336,8 @@ void df_config_defaults(struct df_config *cfg)
 	cfg->algorithm = DF_ALG_MIN;
 	cfg->seed = 1;
 	cfg->misroute_threshold = 0.9;
+	cfg->escape_net = DF_ESC_RING;
+	cfg->tree_root = 0;
 	cfg->ring = DF_RING_UNI;
 	cfg->escape = 1;
 	cfg->escape_cap = 15;

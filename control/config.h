@@ -67,6 +67,12 @@ enum df_finish {
 	DF_FINISH_STOP = 1, /* stop; queued packets still enter; drain */
 };
 
+/* OFAR's escape subnetwork ([OC] §III) */
+enum df_escape_net {
+	DF_ESC_RING = 0, /* a Hamiltonian ring, bubble flow control (§III-A) */
+	DF_ESC_TREE = 1, /* a spanning tree from G_root, up-down (§III-B) */
+};
+
 enum df_ring_dir {
 	DF_RING_UNI = 0, /* one direction: up to N - 1 hops */
 	DF_RING_BI = 1,	 /* shortest direction: up to N / 2 hops */
@@ -165,6 +171,8 @@ struct df_config {
 	double misroute_trigger;   /* min output this full before misrouting */
 	enum df_mis_policy misroute_policy;
 	enum df_mis_pick misroute_pick;
+	enum df_escape_net escape_net;
+	uint32_t tree_root; /* G_root: the tree's root group */
 	enum df_ring_dir ring;
 	int escape; /* 0: no escape ring (deadlock demonstrations only) */
 	uint32_t escape_cap; /* escape entries before staying in the ring */
@@ -240,6 +248,7 @@ const char *df_mis_pick_name(enum df_mis_pick p);
 const char *df_pb_flags_name(enum df_pb_flags f);
 const char *df_mode_name(enum df_mode m);
 const char *df_ring_dir_name(enum df_ring_dir d);
+const char *df_escape_net_name(enum df_escape_net e);
 const char *df_link_class_name(enum df_link_class c);
 
 /* Fill every field with its documented default. */

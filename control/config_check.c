@@ -206,6 +206,27 @@ static int dragonfly_validate(const struct df_config *c, char *err, size_t n)
 				   : "ofar adds the escape VC; write L/G+1");
 		return -1;
 	}
+	if (df_alg_escape(c->algorithm) && c->escape_net == DF_ESC_TREE &&
+	    c->tree_root >= c->g) {
+		df_cfg_err(
+			err, n,
+			"%s: [routing] tree_root = %u is not a group of this "
+			"network (g = %u, %s): the tree escape's root group "
+			"G_root; allowed: 0..%u",
+			AT("routing", "tree_root"), c->tree_root, c->g,
+			AT("topology", "g"), c->g - 1);
+		return -1;
+	}
+	if (df_alg_escape(c->algorithm) && c->escape_net == DF_ESC_TREE &&
+	    c->ring == DF_RING_BI) {
+		df_cfg_err(
+			err, n,
+			"%s: [routing] ring = bi applies to the escape ring, "
+			"but %s sets escape_net = tree; allowed: ring = uni "
+			"(the default) with the tree, or escape_net = ring",
+			AT("routing", "ring"), AT("routing", "escape_net"));
+		return -1;
+	}
 	return 0;
 }
 

@@ -544,9 +544,28 @@ bad:
 	return -1;
 }
 
+/* OFAR's escape over the links up (faults.h, df_faults_set): 0 or -1
+ * with the reason, and nothing to free on failure. */
+static int escape_up(struct df_faults *f, struct df_ring *ring,
+		     struct df_tree *tree, char *err, size_t errlen)
+{
+	if (tree == NULL)
+		return ring == NULL ? -1
+				    : df_ring_build_up(ring, f->topo, f->down,
+						       err, errlen);
+	if (df_tree_build(tree, f->topo, f->down, f->tree_root, err, errlen))
+		return -1;
+	if (df_tree_check(tree, f->topo, f->down, err, errlen) ||
+	    df_tree_cdg_check(tree, f->base, NULL, err, errlen)) {
+		df_tree_free(tree);
+		return -1;
+	}
+	return 0;
+}
+
 int df_faults_set(struct df_faults *f, uint32_t r, uint32_t port, int down,
-		  struct df_tables *out, struct df_ring *ring, char *err,
-		  size_t errlen)
+		  struct df_tables *out, struct df_ring *ring,
+		  struct df_tree *tree, char *err, size_t errlen)
 {
 	const struct df_topo *t = f->topo;
 	const struct df_port_info *pi = &t->ports[r * t->nports + port];
@@ -561,15 +580,15 @@ int df_faults_set(struct df_faults *f, uint32_t r, uint32_t port, int down,
 	}
 	f->down[a] = f->down[b] = (uint8_t) !!down;
 	if (build(f, out, err, errlen) == 0) {
-		/* OFAR: an escape ring over the links up, or the change is
-		 * refused: without one OFAR is not deadlock-free */
-		int ring_ok =
-			!df_alg_escape(f->alg) ||
-			(ring != NULL &&
-			 df_ring_build_up(ring, t, f->down, err, errlen) == 0);
-		if (ring_ok && add_version(f, out, err, errlen) == 0)
+		/* OFAR: an escape ring or tree over the links up, or the
+		 * change is refused: without one OFAR is not deadlock-free */
+		int esc = df_alg_escape(f->alg);
+		int esc_ok = !esc || escape_up(f, ring, tree, err, errlen) == 0;
+		if (esc_ok && add_version(f, out, err, errlen) == 0)
 			return 0;
-		if (ring_ok && df_alg_escape(f->alg))
+		if (esc_ok && esc && tree != NULL)
+			df_tree_free(tree);
+		else if (esc_ok && esc)
 			df_ring_free(ring);
 		df_tables_free(out);
 	}

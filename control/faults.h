@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "ring.h"
+#include "tree.h"
 #include "tables.h"
 #include "wiring.h"
 
@@ -45,6 +46,8 @@ struct df_faults {
 	struct df_fault_hop *hops;
 	size_t nedges, nhops;
 	uint32_t versions;
+	/* OFAR with the tree escape: its root group (set after init) */
+	uint32_t tree_root;
 };
 
 /* Why link changes are not possible for this run, or NULL if they are;
@@ -66,13 +69,16 @@ int df_faults_parse_link(const struct df_topo *t, const char *s, uint32_t *r,
  * Set the link at (r, port) down (down = 1) or up (0) and build the
  * tables for the links then up into *out (allocated; the caller frees
  * them with df_tables_free once no packet can read them). For OFAR also
- * an escape ring over the links then up into *ring (the same way, with
- * df_ring_free); the change is refused when none exists. Returns 0, or
- * -1 with the reason in err and nothing changed.
+ * its escape over the links then up: a ring into *ring (the same way,
+ * with df_ring_free), or, when tree is not NULL, a tree rooted at group
+ * f->tree_root into *tree (df_tree_free), checked and its escape
+ * channels' dependency graph proved acyclic; the change is refused when
+ * none exists. Returns 0, or -1 with the reason in err and nothing
+ * changed.
  */
 int df_faults_set(struct df_faults *f, uint32_t r, uint32_t port, int down,
-		  struct df_tables *out, struct df_ring *ring, char *err,
-		  size_t errlen);
+		  struct df_tables *out, struct df_ring *ring,
+		  struct df_tree *tree, char *err, size_t errlen);
 
 /*
  * Drain router r (drain = 1) or return it to service (0): tables in which

@@ -11,23 +11,50 @@
 #include "plan.h"
 
 /*
- * OFAR's escape ring and the buffer sizes its bubble flow control needs
- * ([OC] §III-A: entering the ring needs room for two packets in the next
- * ring buffer; BCM needs 1 + bubble packets in a canonical one, §IV).
+ * OFAR's tree escape ([OC] §III-B): laid from G_root, checked, and its
+ * escape channels' dependency graph checked for cycles (up-down routing
+ * is what makes it deadlock-free, and the check proves it for this very
+ * wiring).
+ */
+static int tree_plan(struct df_plan *pl, char *err, size_t errlen)
+{
+	const struct df_config *c = &pl->cfg;
+	char why[400];
+
+	if (df_tree_build(&pl->tree, &pl->topo, NULL, c->tree_root, why,
+			  sizeof(why)) ||
+	    df_tree_check(&pl->tree, &pl->topo, NULL, why, sizeof(why)) ||
+	    df_tree_cdg_check(&pl->tree, &pl->tb, &pl->tree_cdg, why,
+			      sizeof(why))) {
+		snprintf(err, errlen, "%s: [routing] escape_net = tree: %s",
+			 df_config_origin(c, "routing", "escape_net"), why);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * OFAR's escape subnetwork, ring or tree, and the buffer sizes its bubble
+ * flow control needs ([OC] §III-A: entering the escape needs room for two
+ * packets in the next escape buffer; BCM needs 1 + bubble packets in a
+ * canonical one, §IV). The tree keeps the ring's entry rule: its own
+ * deadlock freedom needs no bubble, but the same rules make the two
+ * escapes differ in their shape only.
  */
 static int escape_plan(struct df_plan *pl, char *err, size_t errlen)
 {
 	const struct df_config *c = &pl->cfg;
 	uint32_t flits = (c->packet_bytes + c->flit_bytes - 1) / c->flit_bytes;
 
-	if (df_ring_build(&pl->ring, &pl->topo, err, errlen))
+	if (c->escape_net == DF_ESC_TREE
+		    ? tree_plan(pl, err, errlen)
+		    : df_ring_build(&pl->ring, &pl->topo, err, errlen))
 		return -1;
 	for (int k = DF_LINK_LOCAL; k <= DF_LINK_GLOBAL; k++) {
 		uint32_t have = c->link[k].buffer_flits;
 		uint32_t need = 2 * flits;
-		const char *why =
-			"the escape ring's bubble rule needs room for "
-			"2 packets";
+		const char *why = "the escape's bubble rule needs room for "
+				  "2 packets";
 		char key[32];
 
 		if (c->cm == DF_CM_BCM && (1 + c->bcm_bubble) * flits > need) {
@@ -107,8 +134,33 @@ void df_plan_free(struct df_plan *pl)
 	df_topo_free(&pl->topo);
 	df_tables_free(&pl->tb);
 	df_ring_free(&pl->ring);
+	df_tree_free(&pl->tree);
 	free(pl->worker_of);
 	pl->worker_of = NULL;
+}
+
+static void tree_summary(const struct df_plan *pl, FILE *f)
+{
+	const struct df_tree *tr = &pl->tree;
+
+	fprintf(f,
+		"\n  VCs          %u/%u(+1): canonical VCs fully adaptive, "
+		"one escape VC, used on the tree's links (every link has "
+		"its buffer: a link failure lays the tree again)\n",
+		pl->tb.nvcs[DF_LINK_LOCAL], pl->tb.nvcs[DF_LINK_GLOBAL]);
+	fprintf(f,
+		"  escape tree  %u routers, root r%u (group %u), %u levels "
+		"below it, %u of its %u edges global, up-down routing; "
+		"packets stay after %u entries\n",
+		tr->n, tr->root, tr->root_group, tr->height, tr->global_edges,
+		tr->n - 1, pl->cfg.escape_cap);
+	fprintf(f,
+		"  deadlock     checked: the tree spans every router over "
+		"existing links; its escape channels' dependency graph "
+		"(%llu channels, %llu dependencies) is acyclic ([OC] "
+		"§III-B); entry needs room for 2 packets, as the ring's\n",
+		(unsigned long long)pl->tree_cdg.channels,
+		(unsigned long long)pl->tree_cdg.dependencies);
 }
 
 static void ofar_summary(const struct df_plan *pl, FILE *f)
@@ -127,6 +179,10 @@ static void ofar_summary(const struct df_plan *pl, FILE *f)
 		fprintf(f, " (bubble %u packets)", c->bcm_bubble);
 	else if (c->cm == DF_CM_ECM)
 		fprintf(f, " (threshold %.2f)", c->ecm_threshold);
+	if (c->escape_net == DF_ESC_TREE) {
+		tree_summary(pl, f);
+		return;
+	}
 	fprintf(f,
 		"\n  VCs          %u/%u(+1): canonical VCs fully adaptive, "
 		"one escape VC, used on the ring's links (every link has "

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "faults.h"
 #include "ring.h"
+#include "tree.h"
 #include "tables.h"
 #include "vcplan.h"
 #include "wiring.h"
@@ -26,7 +27,9 @@ struct df_plan {
 	struct df_tables tb;
 	struct df_vcplan_info vci;
 	struct df_ring ring; /* OFAR's escape ring (n = 0 otherwise) */
-	uint16_t *worker_of; /* [router] */
+	struct df_tree tree; /* or its escape tree (n = 0 otherwise) */
+	struct df_vcplan_info tree_cdg; /* the tree's deadlock check */
+	uint16_t *worker_of;		/* [router] */
 	uint32_t nworkers;
 	/* [faults] events, in time order */
 	struct df_fault_event events[DF_MAX_FAULT_EVENTS];

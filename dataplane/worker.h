@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "ring.h"
+#include "tree.h"
 #include "tables.h"
 #include "addr.h"
 #include "notify.h"
@@ -39,9 +40,12 @@ struct dp_run {
 	uint32_t ugal_bias;
 	int credit_delay; /* UGAL-L_CR: delayed credits ([DF] §4.3.2) */
 	/* OFAR ([OC]) */
-	const struct df_ring *ring; /* escape ring, NULL for other algorithms */
+	/* the escape subnetwork ([OC] §III): a ring, or a tree (the other
+	 * NULL); both NULL for other algorithms */
+	const struct df_ring *ring;
+	const struct df_tree *tree;
 	int ring_bi;
-	int escape; /* 0: the ring is never entered (deadlock demos) */
+	int escape; /* 0: the escape is never entered (deadlock demos) */
 	uint32_t misroute_q8; /* threshold x 256 */
 	uint32_t trigger_q8;  /* misroute_trigger x 256 */
 	enum df_mis_policy mis_policy;

@@ -242,11 +242,12 @@ static int build_nodes(struct emu *e)
 				in = &e->links[pi->peer * t->nports +
 					       pi->peer_port];
 			}
-			/* OFAR: the escape VC. Only the ring's links use
-			 * it, but every router-to-router port has it: a
-			 * link failure rebuilds the ring over other links
-			 * (emu/changes.c) */
-			int esc = pl->ring.n > 1 && pi->cls != DF_LINK_TERMINAL;
+			/* OFAR: the escape VC. Only the ring's (or tree's)
+			 * links use it, but every router-to-router port has
+			 * it: a link failure lays the escape again over
+			 * other links (emu/changes.c) */
+			int esc = (pl->ring.n > 1 || pl->tree.n > 1) &&
+				  pi->cls != DF_LINK_TERMINAL;
 			if (port_init(e, &ro->port[k], pi->cls, out, in, 1,
 				      esc))
 				return -1;
@@ -514,7 +515,10 @@ void emu_init_run(struct emu *e)
 	run->ugal_bias = c->ugal_bias;
 	run->credit_delay = df_alg_info(c->algorithm)->credit_delay;
 	if (e->pl->tb.esc) {
-		run->ring = &e->pl->ring;
+		if (c->escape_net == DF_ESC_TREE)
+			run->tree = &e->pl->tree;
+		else
+			run->ring = &e->pl->ring;
 		run->ring_bi = c->ring == DF_RING_BI;
 		run->escape = c->escape;
 		run->misroute_q8 =

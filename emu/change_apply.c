@@ -113,6 +113,7 @@ static int faults_up(struct emu_ctl *c, char *why, size_t n)
 	if (df_faults_init(&c->f, &c->pl->topo, &c->pl->tb,
 			   c->pl->cfg.algorithm, why, n))
 		return -1;
+	c->f.tree_root = c->pl->cfg.tree_root;
 	c->faults_ready = 1;
 	return 0;
 }
@@ -303,6 +304,17 @@ static struct df_ring *new_ring(struct emu_ctl *c)
 	return calloc(1, sizeof(struct df_ring));
 }
 
+/* OFAR: room for one more escape tree, as new_ring. */
+static struct df_tree *new_tree(struct emu_ctl *c)
+{
+	struct df_tree **v = realloc(c->trees, (c->ntrees + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	c->trees = v;
+	return calloc(1, sizeof(struct df_tree));
+}
+
 /* Ring hops (router -> next router) of x that y does not have. */
 static uint32_t ring_changes(const struct df_ring *x, const struct df_ring *y)
 {
@@ -319,7 +331,9 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 	const struct df_topo *t = &c->pl->topo;
 	const struct df_port_info *pi = &t->ports[r * t->nports + port];
 	const struct df_ring *old_ring = c->run->ring;
+	const struct df_tree *old_tree = c->run->tree;
 	struct df_ring *ring = NULL;
+	struct df_tree *tree = NULL;
 	struct df_tables *nt;
 	uint64_t t_check = rte_rdtsc();
 	char why[512], extra[128] = "";
@@ -329,9 +343,24 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 		return -1;
 	if (old_ring != NULL && (ring = new_ring(c)) == NULL)
 		return refuse(c, nt, "out of memory", msg, n);
-	if (df_faults_set(&c->f, r, port, down, nt, ring, why, sizeof(why))) {
+	if (old_tree != NULL && (tree = new_tree(c)) == NULL)
+		return refuse(c, nt, "out of memory", msg, n);
+	if (df_faults_set(&c->f, r, port, down, nt, ring, tree, why,
+			  sizeof(why))) {
 		free(ring);
+		free(tree);
 		return refuse(c, nt, why, msg, n);
+	}
+	if (tree != NULL) {
+		/* OFAR: the new tree before the tables and the link state,
+		 * as the ring below (ofar.c: a packet left in an escape
+		 * buffer the new tree does not feed enters it again) */
+		c->trees[c->ntrees++] = tree;
+		snprintf(extra, sizeof(extra),
+			 "; escape tree laid again over the links up: %u of "
+			 "its %u edges changed",
+			 df_tree_changes(tree, old_tree), tree->n - 1);
+		__atomic_store_n(&c->run->tree, tree, __ATOMIC_RELEASE);
 	}
 	if (ring != NULL) {
 		/* OFAR: the new ring before the tables and the link state
@@ -353,10 +382,12 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 		 down ? "down" : "up",
 		 (unsigned long long)changed_entries(nt, &c->pl->tb),
 		 (unsigned long long)t->nrouters * (t->nrouters - 1),
-		 ring != NULL ? "reachability and loops; OFAR's deadlock "
-				"freedom is its escape ring's"
-			      : "these tables, the ones before and packets "
-				"going from one to the other",
+		 ring != NULL	? "reachability and loops; OFAR's deadlock "
+				  "freedom is its escape ring's"
+		 : tree != NULL ? "reachability and loops, and the escape "
+				  "tree's channels: acyclic"
+				: "these tables, the ones before and packets "
+				  "going from one to the other",
 		 (double)(rte_rdtsc() - t_check) * 1e3 / c->wall_hz, extra);
 	make(c, nt, down ? DF_FAULT_DOWN : DF_FAULT_UP, r, port, now, msg, n);
 	return 0;

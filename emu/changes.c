@@ -148,7 +148,7 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 					  : ROLE_FOLLOWER;
 	if (c->why_not == NULL && c->role != ROLE_ALONE &&
 	    df_alg_escape(pl->cfg.algorithm))
-		c->why_not = "OFAR's escape ring is not laid again across "
+		c->why_not = "OFAR's escape is not laid again across "
 			     "instances yet";
 	c->peers_settled = 1;
 	c->snap =
@@ -269,6 +269,11 @@ void emu_ctl_finish(struct emu_ctl *c, struct df_report *rep)
 		free(c->rings[i]);
 	}
 	free(c->rings);
+	for (uint32_t i = 0; i < c->ntrees; i++) {
+		df_tree_free(c->trees[i]);
+		free(c->trees[i]);
+	}
+	free(c->trees);
 	for (uint32_t i = 0; i < c->nversions; i++) {
 		df_tables_free(c->versions[i]);
 		free(c->versions[i]);

@@ -39,6 +39,8 @@ struct emu_ctl {
 	uint32_t nversions, cversions;
 	struct df_ring **rings; /* OFAR: every escape ring installed since */
 	uint32_t nrings;
+	struct df_tree **trees; /* or every escape tree */
+	uint32_t ntrees;
 	double load;
 	/* a partitioned run: the role, table changes made (link, drain)
 	 * and of them settled here, whether every peer has settled them

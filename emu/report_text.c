@@ -102,12 +102,12 @@ static void print_shares(FILE *f, const char *what, const uint64_t *c,
 	fprintf(f, "%s\n", c[DP_MAX_HOPS - 1] ? " (last: or more)" : "");
 }
 
-/* OFAR: misroutes, escape-ring entries and their spread over packets. */
+/* OFAR: misroutes, escape entries (ring or tree), their spread over packets. */
 static void print_ofar(FILE *f, const struct df_report *r)
 {
 	fprintf(f,
 		"  %-22s %llu local and %llu global misroutes, %llu "
-		"escape-ring entries\n",
+		"escape entries\n",
 		"in transit (OFAR)", (unsigned long long)r->mis_local,
 		(unsigned long long)r->mis_global,
 		(unsigned long long)r->esc_entries);

@@ -39,13 +39,14 @@ static int credits_text(const struct dp_port *p, char *buf, size_t n)
 }
 
 /* A fully adaptive head (OFAR): the state of the outputs its rules
- * read, the minimal one and the escape ring's. */
+ * read, the minimal one and the escape's (ring or tree). */
 static void ofar_waits_for(const struct dp_router *r, const struct dp_pkt *pk,
 			   uint64_t now, char *buf, size_t n)
 {
 	const struct dp_run *run = r->lc->run;
 	const struct df_tables *tb = run->tb;
 	const struct df_ring *ring = run->ring;
+	const struct df_tree *tree = run->tree;
 	uint32_t mp = r->id == pk->dst_router
 			      ? pk->dst_term % run->p
 			      : tb->port_to_router[r->id * tb->nrouters +
@@ -60,8 +61,8 @@ static void ofar_waits_for(const struct dp_router *r, const struct dp_pkt *pk,
 		       "adaptive) has room for it; minimal port %u (%s) "
 		       "credits %s of %u per VC, serializer %s",
 		       pk->dst_router,
-		       pk->flags & DP_PKT_ESCAPE ? ", in the escape ring" : "",
-		       mp, df_link_class_name(m->cls), mc, m->credit_full[0],
+		       pk->flags & DP_PKT_ESCAPE ? ", in the escape" : "", mp,
+		       df_link_class_name(m->cls), mc, m->credit_full[0],
 		       m->out->busy_until > now ? "busy" : "free");
 	if (ring != NULL && len < (int)n) {
 		const struct dp_port *q = &r->port[ring->next[r->id]];
@@ -76,6 +77,16 @@ static void ofar_waits_for(const struct dp_router *r, const struct dp_pkt *pk,
 			 ring->next[r->id], rc,
 			 q->out->busy_until > now ? "busy" : "free",
 			 ring->prev[r->id], fq->tail - fq->head);
+	} else if (tree != NULL && r->id != pk->dst_router && len < (int)n) {
+		uint32_t k = df_tree_next(tree, r->id, pk->dst_router);
+		const struct dp_port *q = &r->port[k];
+
+		credits_text(q, rc, sizeof(rc));
+		snprintf(buf + len, n - len,
+			 "; tree out port %u (%s) credits %s (escape VC "
+			 "last), serializer %s",
+			 k, tree->up[r->id] == k ? "up" : "down", rc,
+			 q->out->busy_until > now ? "busy" : "free");
 	}
 }
 

@@ -127,7 +127,7 @@ static void links_one_by_one(enum df_algorithm alg)
 			if (pi->peer < r)
 				continue; /* each link once */
 			tried++;
-			if (df_faults_set(&f, r, p, 1, &nt, NULL, err,
+			if (df_faults_set(&f, r, p, 1, &nt, NULL, NULL, err,
 					  sizeof(err))) {
 				refused++;
 				continue;
@@ -136,7 +136,7 @@ static void links_one_by_one(enum df_algorithm alg)
 					    UINT32_MAX, &bad) == 0 &&
 				   bad == 0;
 			df_tables_free(&nt);
-			if (df_faults_set(&f, r, p, 0, &back, NULL, err,
+			if (df_faults_set(&f, r, p, 0, &back, NULL, NULL, err,
 					  sizeof(err))) {
 				ok_up = 0;
 				break;
@@ -187,10 +187,12 @@ static void drain_and_cut(void)
 		return;
 	uint32_t gp = n.t.p + n.t.a - 1;
 	err[0] = '\0';
-	CHECK(df_faults_set(&f, 0, gp, 1, &nt, NULL, err, sizeof(err)) == 0,
+	CHECK(df_faults_set(&f, 0, gp, 1, &nt, NULL, NULL, err, sizeof(err)) ==
+		      0,
 	      "small: router 0's global link down: accepted %s", err);
 	df_tables_free(&nt);
-	CHECK(df_faults_set(&f, 1, gp, 1, &nt, NULL, err, sizeof(err)) != 0 &&
+	CHECK(df_faults_set(&f, 1, gp, 1, &nt, NULL, NULL, err, sizeof(err)) !=
+			      0 &&
 		      strstr(err, "could not reach") &&
 		      f.down[1 * n.t.nports + gp] == 0,
 	      "small: router 1's global link down too would cut group 0 off: "
@@ -242,7 +244,7 @@ static void ofar_links(void)
 			if (pi->peer < r)
 				continue;
 			tried++;
-			if (df_faults_set(&f, r, p, 1, &nt, &ring, err,
+			if (df_faults_set(&f, r, p, 1, &nt, &ring, NULL, err,
 					  sizeof(err))) {
 				refused++;
 				continue;
@@ -257,7 +259,7 @@ static void ofar_links(void)
 				    bad == 0;
 			df_tables_free(&nt);
 			df_ring_free(&ring);
-			if (df_faults_set(&f, r, p, 0, &bt, &back, err,
+			if (df_faults_set(&f, r, p, 0, &bt, &back, NULL, err,
 					  sizeof(err))) {
 				ok_back = 0;
 				break;
@@ -291,7 +293,8 @@ static void ofar_links(void)
 	    df_faults_init(&f, &n.t, &n.tb, DF_ALG_OFAR, err, sizeof(err)))
 		return;
 	uint32_t gp = n.t.p + n.t.a - 1;
-	CHECK(df_faults_set(&f, 0, gp, 1, &nt, &ring, err, sizeof(err)) != 0 &&
+	CHECK(df_faults_set(&f, 0, gp, 1, &nt, &ring, NULL, err, sizeof(err)) !=
+			      0 &&
 		      strstr(err, "no Hamiltonian ring found") &&
 		      strstr(err, "over the links up") && f.down[gp] == 0,
 	      "ofar, small: a global link down leaves no escape ring: "

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * OFAR, On-the-Fly Adaptive Routing, with an escape ring and congestion
- * management ([OC] §I, §III-A, §IV; docs/routing.md, "OFAR", says which
+ * OFAR, On-the-Fly Adaptive Routing, with an escape subnetwork (a ring,
+ * [OC] §III-A, or a tree, §III-B) and congestion management ([OC] §I,
+ * §IV; docs/routing.md, "OFAR", says which
  * readings of the references [OC] only cites were chosen). Decided at every
  * attempt to move a packet, at every router:
  *
  *  1. At the destination router: eject.
- *  2. In the escape ring: leave it for the minimal output if that can take
- *     the packet now, unless the packet has entered the ring escape_cap
+ *  2. In the escape: leave it for the minimal output if that can take
+ *     the packet now, unless the packet has entered the escape escape_cap
  *     times (then it stays to its destination, [OC] §VI-B); otherwise
- *     advance on the ring, which needs room for one packet (bubble flow
- *     control, §III-A).
+ *     advance in the escape, which needs room for one packet (bubble flow
+ *     control, §III-A): along the ring, or up-down along the tree (up
+ *     toward the root until an ancestor of the destination, then down,
+ *     §III-B; control/tree.h).
  *  3. Minimal output, if it can take the packet now, on the canonical VC
  *     with the most room: canonical VCs are used fully adaptively, with
  *     no order ([OC] §III).
@@ -27,8 +30,9 @@
  *     misroute_threshold x the minimal output's; one is drawn at random,
  *     or the emptiest is taken.
  *  5. Otherwise, if the minimal output had no credits at all, enter the
- *     escape ring, which needs room for two packets (§III-A). Packets are
- *     never injected from a terminal straight into the ring ([OC] §IV-B).
+ *     escape, which needs room for two packets (§III-A; the tree keeps
+ *     the ring's rules). Packets are never injected from a terminal
+ *     straight into the escape ([OC] §IV-B).
  *
  * Congestion management acts on injection only (§IV): BCM wants room for
  * 1 + bcm_bubble packets in the next canonical queue; ECM blocks injection
@@ -107,41 +111,58 @@ static inline int idle(const struct dp_run *run, const struct dp_port *p,
 	       !p->out->down;
 }
 
-/* The ring port this packet goes out on, and its escape VC. */
-static uint32_t ring_port(const struct df_ring *ring, const struct dp_router *r,
-			  const struct dp_pkt *pk)
+/* The escape subnetwork in use: one of the two is NULL. */
+struct esc {
+	const struct df_ring *ring;
+	const struct df_tree *tree;
+};
+
+/* The escape port this packet goes out on: the ring's, or the tree's
+ * up-down hop toward its destination. */
+static uint32_t esc_port(const struct esc *e, const struct dp_router *r,
+			 const struct dp_pkt *pk)
 {
-	return pk->flags & DP_PKT_RING_REV ? ring->prev[r->id]
-					   : ring->next[r->id];
+	if (e->tree != NULL)
+		return df_tree_next(e->tree, r->id, pk->dst_router);
+	return pk->flags & DP_PKT_RING_REV ? e->ring->prev[r->id]
+					   : e->ring->next[r->id];
 }
 
-/* The ring port a packet going this packet's way round arrives on. */
-static uint32_t ring_feed(const struct df_ring *ring, const struct dp_router *r,
-			  const struct dp_pkt *pk)
+/* Did the packet arrive on in_port moving along the escape (not entering
+ * it)? On the ring: the port the ring feeds this router by, the way the
+ * packet goes round. On the tree: a tree edge it does not turn back over
+ * (df_tree_feeds). */
+static int esc_feeds(const struct esc *e, const struct dp_router *r,
+		     const struct dp_pkt *pk, uint32_t in_port)
 {
-	return pk->flags & DP_PKT_RING_REV ? ring->next[r->id]
-					   : ring->prev[r->id];
+	if (e->tree != NULL)
+		return df_tree_feeds(e->tree, r->id, in_port, pk->dst_router);
+	return in_port == (pk->flags & DP_PKT_RING_REV ? e->ring->next[r->id]
+						       : e->ring->prev[r->id]);
 }
 
 /* Bidirectional ring: go the shorter way round to the destination. */
-static void ring_direction(const struct dp_run *run, const struct df_ring *ring,
+static void ring_direction(const struct dp_run *run, const struct esc *e,
 			   const struct dp_router *r, struct dp_pkt *pk)
 {
-	uint32_t fwd =
-		(ring->pos[pk->dst_router] + ring->n - ring->pos[r->id]) %
-		ring->n;
+	const struct df_ring *ring = e->ring;
+	uint32_t fwd;
 
 	pk->flags &= ~DP_PKT_RING_REV;
-	if (run->ring_bi && ring->n - fwd < fwd)
+	if (ring == NULL || !run->ring_bi)
+		return;
+	fwd = (ring->pos[pk->dst_router] + ring->n - ring->pos[r->id]) %
+	      ring->n;
+	if (ring->n - fwd < fwd)
 		pk->flags |= DP_PKT_RING_REV;
 }
 
-/* Move along the ring: room for `packets` packets on the escape VC. */
-static int ring_move(const struct dp_run *run, const struct df_ring *ring,
-		     struct dp_router *r, struct dp_pkt *pk, uint32_t packets,
-		     uint64_t now)
+/* Move along the escape: room for `packets` packets on the escape VC. */
+static int esc_move(const struct dp_run *run, const struct esc *e,
+		    struct dp_router *r, struct dp_pkt *pk, uint32_t packets,
+		    uint64_t now)
 {
-	uint32_t k = ring_port(ring, r, pk);
+	uint32_t k = esc_port(e, r, pk);
 	const struct dp_port *p = &r->port[k];
 	uint32_t esc = run->tb->nvcs[p->cls];
 
@@ -150,22 +171,34 @@ static int ring_move(const struct dp_run *run, const struct df_ring *ring,
 	return take(pk, k, esc);
 }
 
+/* Is the escape input buffer of port k fuller than the ECM threshold
+ * (in 1/256)? */
+static int ecm_full(const struct dp_run *run, const struct dp_router *r,
+		    uint32_t k)
+{
+	const struct dp_port *p = &r->port[k];
+	uint32_t esc = run->tb->nvcs[p->cls];
+	uint64_t used = (uint64_t)dp_vcq_count(&p->q[esc]) * run->pkt_flits;
+
+	return used * 256 > (uint64_t)run->ecm_q8 * p->credit_full[esc];
+}
+
 /* ECM: every escape input buffer of this router fuller than the
- * threshold (in 1/256). */
-static int ecm_blocked(const struct dp_run *run, const struct df_ring *ring,
+ * threshold: the ring's input (both with a bidirectional ring), or every
+ * tree edge's. */
+static int ecm_blocked(const struct dp_run *run, const struct esc *e,
 		       const struct dp_router *r)
 {
-	uint32_t ports[2] = {ring->prev[r->id], ring->next[r->id]};
-
-	for (int i = 0; i < 1 + run->ring_bi; i++) {
-		const struct dp_port *p = &r->port[ports[i]];
-		uint32_t esc = run->tb->nvcs[p->cls];
-		uint64_t used =
-			(uint64_t)dp_vcq_count(&p->q[esc]) * run->pkt_flits;
-		if (used * 256 <= (uint64_t)run->ecm_q8 * p->credit_full[esc])
-			return 0;
+	if (e->tree != NULL) {
+		const uint8_t *on = &e->tree->on[(size_t)r->id * r->nports];
+		for (uint32_t k = run->p; k < r->nports; k++)
+			if (on[k] && !ecm_full(run, r, k))
+				return 0;
+		return 1;
 	}
-	return 1;
+	if (!ecm_full(run, r, e->ring->prev[r->id]))
+		return 0;
+	return !run->ring_bi || ecm_full(run, r, e->ring->next[r->id]);
 }
 
 /* The flits the canonical VCs of p can hold: downstream buffers, and
@@ -251,9 +284,11 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 {
 	const struct dp_run *run = r->lc->run;
 	/* one version of each for the whole decision: a link change swaps
-	 * the ring, then the tables (emu/change_apply.c) */
-	const struct df_ring *ring =
-		__atomic_load_n(&run->ring, __ATOMIC_ACQUIRE);
+	 * the ring or tree, then the tables (emu/change_apply.c) */
+	const struct esc e = {
+		.ring = __atomic_load_n(&run->ring, __ATOMIC_ACQUIRE),
+		.tree = __atomic_load_n(&run->tree, __ATOMIC_ACQUIRE),
+	};
 	const struct df_tables *tb =
 		__atomic_load_n(&run->tb, __ATOMIC_ACQUIRE);
 	int inject = r->port[in_port].cls == DF_LINK_TERMINAL;
@@ -278,16 +313,16 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 			return take(pk, minp, (uint32_t)vc);
 		}
 		/* Bubble flow control (§III-A): a packet moving on along
-		 * the ring needs room for one packet, one entering it room
-		 * for two. A packet still in the escape buffer of a ring
-		 * that a link change replaced is not on the new ring: it
-		 * enters it, so the new ring keeps its bubble. */
-		return ring_move(run, ring, r, pk,
-				 in_port == ring_feed(ring, r, pk) ? 1 : 2,
-				 now);
+		 * the escape needs room for one packet, one entering it
+		 * room for two. A packet still in the escape buffer of a
+		 * ring or tree that a link change replaced is not on the
+		 * new one: it enters it, so the new one keeps its
+		 * bubble. */
+		return esc_move(run, &e, r, pk,
+				esc_feeds(&e, r, pk, in_port) ? 1 : 2, now);
 	}
 	if (inject) {
-		if (run->cm == DF_CM_ECM && ecm_blocked(run, ring, r))
+		if (run->cm == DF_CM_ECM && ecm_blocked(run, &e, r))
 			return 0;
 		if (run->cm == DF_CM_BCM)
 			need = (1 + run->bcm_bubble) * pk->flits;
@@ -302,9 +337,9 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 	if (misroute(r, pk, minp, need, 1, now))
 		return 1;
 	if (inject || best_vc(run, mp, pk->flits) >= 0 || !run->escape)
-		return 0; /* only busy: wait for it (or no ring to take) */
-	ring_direction(run, ring, r, pk);
-	if (!ring_move(run, ring, r, pk, 2, now))
+		return 0; /* only busy: wait for it (or no escape to take) */
+	ring_direction(run, &e, r, pk);
+	if (!esc_move(run, &e, r, pk, 2, now))
 		return 0;
 	pk->flags |= DP_PKT_ESCAPE;
 	pk->esc_n++;
