@@ -6,7 +6,8 @@
  * The routers of the reference dragonfly (p=2 a=4 h=2 g=9) as the
  * dataplane sees them, built by hand with no EAL and no rings, for unit
  * tests of routing rules on crafted states: every port's credits full (64
- * flits per VC), serializers idle, OFAR's escape VC on the ring's ports.
+ * flits per VC), serializers idle, OFAR's escape VC on the ring's ports
+ * (with the tree escape, on every router port, as the emulator has it).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "routing.h"
 #include "router.h"
 #include "tables.h"
+#include "tree.h"
 #include "vcplan.h"
 #include "wiring.h"
 #include "worker.h"
@@ -28,6 +30,7 @@ struct rig {
 	struct df_topo topo;
 	struct df_tables tb;
 	struct df_ring ring;
+	struct df_tree tree; /* cfg.escape_net = tree */
 	struct dp_run run;
 	struct dp_lcore *lc;
 	struct dp_router **routers;
@@ -39,14 +42,18 @@ static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 {
 	char err[512];
 	enum df_algorithm alg = cfg->algorithm;
+	int tree = cfg->escape_net == DF_ESC_TREE;
 
 	memset(g, 0, sizeof(*g));
 	g->cfg = *cfg;
 	if (df_topo_build(&g->topo, &g->cfg, err, sizeof(err)) ||
 	    df_tables_build(&g->tb, &g->topo, err, sizeof(err)) ||
 	    df_vcplan_build(&g->tb, &g->cfg, NULL, err, sizeof(err)) ||
-	    (g->tb.esc &&
-	     df_ring_build(&g->ring, &g->topo, err, sizeof(err)))) {
+	    (g->tb.esc && !tree &&
+	     df_ring_build(&g->ring, &g->topo, err, sizeof(err))) ||
+	    (g->tb.esc && tree &&
+	     df_tree_build(&g->tree, &g->topo, NULL, cfg->tree_root, err,
+			   sizeof(err)))) {
 		CHECK(0, "rig: %s", err);
 		return -1;
 	}
@@ -55,7 +62,10 @@ static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 	g->run.a = g->topo.a;
 	g->run.g = g->topo.g;
 	if (g->tb.esc) {
-		g->run.ring = &g->ring;
+		if (tree)
+			g->run.tree = &g->tree;
+		else
+			g->run.ring = &g->ring;
 		g->run.escape = 1;
 	}
 	g->lc = aligned_alloc(64, (sizeof(*g->lc) + 63) & ~63UL);
@@ -78,8 +88,10 @@ static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 		ro->eng = dp_routing_engine(alg, g->tb.flatfly);
 		for (uint32_t k = 0; k < g->topo.nports; k++) {
 			struct dp_port *p = &ro->port[k];
-			int esc = g->tb.esc && (k == g->ring.next[r] ||
-						k == g->ring.prev[r]);
+			int esc = g->tb.esc &&
+				  (tree ? k >= g->topo.p
+					: k == g->ring.next[r] ||
+						   k == g->ring.prev[r]);
 			p->cls = g->tb.port_class[k];
 			p->nvc = g->tb.nvcs[p->cls] + esc;
 			p->out = &g->links[r * g->topo.nports + k];
@@ -110,6 +122,7 @@ static inline void rig_free(struct rig *g)
 	free(g->links);
 	free(g->lc);
 	df_ring_free(&g->ring);
+	df_tree_free(&g->tree);
 	df_tables_free(&g->tb);
 	df_topo_free(&g->topo);
 }
