@@ -334,6 +334,42 @@ static void conservation(void)
 			 ofv[i][0] + 18, ofv[i][1], ofv[i][2], ofv[i][3]);
 		adaptive_run(name, own, 7, 1, &r);
 	}
+	/* every OFAR variant: escape ring or tree ([OC] §III-A, §III-B; the
+	 * tree from a different root group each time) x no CM, BCM, ECM x
+	 * 1/1(+1) to 4/4(+1) VCs, under ADV+2 at 0.4: past the tree's
+	 * saturation with few VCs and no CM, where packets waiting to enter
+	 * it can starve while the load stays on (docs/routing.md), so
+	 * generation stops with the window and everything must drain */
+	static const char *const esc[] = {"routing.escape_net=ring",
+					  "routing.escape_net=tree"};
+	static const char *const cms[] = {"routing.cm=none", "routing.cm=bcm",
+					  "routing.cm=ecm"};
+	static const char *const vcs[] = {"links.vcs=1/1+1", "links.vcs=2/1+1",
+					  "links.vcs=3/2+1", "links.vcs=4/4+1"};
+	for (int e = 0; e < 2; e++)
+		for (int c = 0; c < 3; c++)
+			for (int v = 0; v < 4; v++) {
+				char root[64];
+				snprintf(root, sizeof(root),
+					 "routing.tree_root=%d",
+					 (c * 4 + v) % 9);
+				const char *own[] = {
+					"routing.algorithm=ofar",
+					esc[e],
+					cms[c],
+					vcs[v],
+					root,
+					"traffic.pattern=adversarial",
+					"traffic.shift=2",
+					"traffic.load=0.4",
+					"traffic.finish=stop"};
+				snprintf(name, sizeof(name),
+					 "reference ofar %s %s %s%s%s ADV+2",
+					 esc[e] + 19, cms[c] + 8, vcs[v] + 10,
+					 e ? " root group " : "",
+					 e ? root + 18 : "");
+				adaptive_run(name, own, 9, 1, &r);
+			}
 	/* batch modes ([OC] §V consumption runs): exact amounts, every
 	 * terminal's share received, a time no shorter than a terminal link
 	 * needs to send its part */
@@ -620,26 +656,34 @@ static void paper(void)
 /*
  * OFAR past saturation on the smallest buffers each bubble rule allows
  * (2 packets; BCM: 1 + bubble), under ADV+h (h = 2 on the reference): the
- * canonical network fills and packets must use the escape ring. All must
- * still arrive after the drain, credits conserved: no deadlock. Without
- * CM the throughput collapses ([OC] Fig. 2), so the drain takes seconds.
+ * canonical network fills and packets must use the escape, ring or tree
+ * ([OC] §III). All must still arrive after the drain, credits conserved:
+ * no deadlock. Without CM the throughput collapses ([OC] Fig. 2), so the
+ * drain takes seconds.
  */
 static void overload(void)
 {
-	static const char *const variants[][3] = {
+	static const char *const variants[][4] = {
 		{"routing.cm=none", "links.local_buffer_flits=16",
-		 "links.global_buffer_flits=16"},
+		 "links.global_buffer_flits=16", "routing.escape_net=ring"},
 		{"routing.cm=bcm", "links.local_buffer_flits=24",
-		 "links.global_buffer_flits=24"},
+		 "links.global_buffer_flits=24", "routing.escape_net=ring"},
 		{"routing.cm=ecm", "links.local_buffer_flits=16",
-		 "links.global_buffer_flits=16"},
+		 "links.global_buffer_flits=16", "routing.escape_net=ring"},
 		{"routing.ring=bi", "links.local_buffer_flits=24",
-		 "links.global_buffer_flits=24"},
+		 "links.global_buffer_flits=24", "routing.escape_net=ring"},
+		/* the tree escape ([OC] §III-B), rooted in group 3 */
+		{"routing.cm=none", "links.local_buffer_flits=16",
+		 "links.global_buffer_flits=16", "routing.escape_net=tree"},
+		{"routing.cm=bcm", "links.local_buffer_flits=24",
+		 "links.global_buffer_flits=24", "routing.escape_net=tree"},
+		{"routing.cm=ecm", "links.local_buffer_flits=16",
+		 "links.global_buffer_flits=16", "routing.escape_net=tree"},
 	};
 	struct df_report r;
 	char name[128];
 
-	for (int i = 0; i < 4; i++) {
+	for (unsigned i = 0; i < RTE_DIM(variants); i++) {
 		const char *sets[] = {
 			"routing.algorithm=ofar", "traffic.pattern=adversarial",
 			"traffic.shift=2", "traffic.process=saturate",
@@ -653,10 +697,11 @@ static void overload(void)
 			"links.terminal_bandwidth_gbps=0.1",
 			"links.local_bandwidth_gbps=0.1",
 			"links.global_bandwidth_gbps=0.1", variants[i][0],
-			variants[i][1], variants[i][2]};
-		snprintf(name, sizeof(name), "OFAR ADV+h overload, %s, %s",
-			 variants[i][0], variants[i][1]);
-		if (run("configs/reference.ini", sets, 16, 1, &r)) {
+			variants[i][1], variants[i][2], variants[i][3],
+			"routing.tree_root=3"};
+		snprintf(name, sizeof(name), "OFAR ADV+h overload, %s, %s, %s",
+			 variants[i][0], variants[i][1], variants[i][3] + 19);
+		if (run("configs/reference.ini", sets, 18, 1, &r)) {
 			CHECK(0, "%s: ran", name);
 			continue;
 		}
@@ -664,8 +709,7 @@ static void overload(void)
 		      name, r.stuck);
 		check_accounting(name, &r);
 		CHECK(r.esc_entries > 0 && r.mis_global > 0 && r.mis_local > 0,
-		      "%s: %llu escape-ring entries, %llu global and %llu "
-		      "local "
+		      "%s: %llu escape entries, %llu global and %llu local "
 		      "misroutes",
 		      name, (unsigned long long)r.esc_entries,
 		      (unsigned long long)r.mis_global,
