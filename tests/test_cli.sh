@@ -128,6 +128,29 @@ run --check --config "$REF" --set routing.algorithm=ofar \
 expect_rc 2 "ofar with 16-flit global buffers and BCM"
 has "$TMP/err" "global_buffer_flits = 16 is too small" "ofar: names the key"
 has "$TMP/err" "allowed: 24 or more" "ofar: says what is allowed"
+# the tree escape ([OC] §III-B): the plan shows it and its deadlock
+# check; a root group outside the network, or ring = bi with it, refused
+run --check --config "$REF" --set routing.algorithm=ofar \
+	--set routing.escape_net=tree --set routing.tree_root=4
+expect_rc 0 "--check with ofar and the tree escape"
+has "$TMP/out" "escape tree  36 routers, root r16 (group 4), 3 levels" \
+	"ofar tree --check: the tree"
+has "$TMP/out" "8 of its 35 edges global" "ofar tree --check: [OC] Fig. 1(b)"
+has "$TMP/out" "dependency graph (70 channels" "ofar tree --check: the deadlock check"
+run --check --config "$REF" --set routing.algorithm=ofar \
+	--set routing.escape_net=tree --set routing.tree_root=9
+expect_rc 2 "ofar tree rooted in group 9 of 0..8"
+has "$TMP/err" "--set routing.tree_root=9: [routing] tree_root = 9 is not a group" \
+	"tree_root out of range: where and which key"
+has "$TMP/err" "allowed: 0..8" "tree_root out of range: what is allowed"
+run --check --config "$REF" --set routing.algorithm=ofar \
+	--set routing.escape_net=tree --set routing.ring=bi
+expect_rc 2 "ofar tree with ring = bi"
+has "$TMP/err" "ring = bi applies to the escape ring" "ring = bi with the tree: why"
+run --check --config "$REF" --set routing.algorithm=ofar \
+	--set routing.escape_net=star
+expect_rc 2 "escape_net = star"
+has "$TMP/err" "one of ring | tree" "escape_net: the names allowed"
 
 # --print-addresses: JSON, one entry per terminal, unique addresses,
 # bindings and overrides shown; a bound terminal is refused at run time

@@ -149,6 +149,21 @@ emu ofar-adv --set routing.algorithm=ofar --set traffic.pattern=adversarial \
 [ "$rc" -eq 0 ] && accounted ofar-adv 'all(c["ok"] for c in r["changes"])
 	and r["ofar"]["escape_entries"] > 0'
 ok $? "ofar beyond saturation (worst case 0.5): the ring in use changes three times, no stall, accounted"
+# the tree escape ([OC] §III-B), rooted at r0: r0.p5 (global, from the
+# root into another group) and r1.p2 (local, r1 to the root) are tree
+# edges, r1.p3 is not. Beyond saturation the tree is laid again while in
+# use: no stall, all accounted; r0.p5 moves the 4 routers of the group it
+# led into, r1.p2 moves r1, r1.p3 nothing.
+emu ofar-tree --set routing.algorithm=ofar --set routing.escape_net=tree \
+	--set traffic.pattern=adversarial --set traffic.load=0.5 \
+	--set traffic.measure_ms=250 --set run.stall_ms=2000 \
+	--set traffic.finish=stop --set faults.events="40:down:r0.p5, \
+	100:up:r0.p5, 160:down:r1.p2, 220:up:r1.p2, 240:down:r1.p3"
+[ "$rc" -eq 0 ] && accounted ofar-tree 'all(c["ok"] for c in r["changes"])
+	and [int(c["message"].split("escape tree laid again over the links up: ")[1].split()[0])
+	     for c in r["changes"] if c["what"].startswith("link")] == [4, 4, 1, 1, 0]
+	and r["ofar"]["escape_entries"] > 0'
+ok $? "ofar, tree escape beyond saturation: tree links (global, local) and a link off the tree down and up, the tree laid again each time, no stall, accounted"
 # shellcheck disable=SC2086
 "$DFEMU" --config configs/small.ini --quiet $ACCOUNT_ONLY --json "$TMP/ofar-small.json" \
 	--set routing.algorithm=ofar --set traffic.measure_ms=100 \
