@@ -336,10 +336,11 @@ static void conservation(void)
 	}
 	/* every OFAR variant: escape ring or tree ([OC] §III-A, §III-B; the
 	 * tree from a different root group each time) x no CM, BCM, ECM x
-	 * 1/1(+1) to 4/4(+1) VCs, under ADV+2 at 0.4: past the tree's
-	 * saturation with few VCs and no CM, where packets waiting to enter
-	 * it can starve while the load stays on (docs/routing.md), so
-	 * generation stops with the window and everything must drain */
+	 * 1/1(+1) to 4/4(+1) VCs, under ADV+2 at 0.4: past saturation with
+	 * few VCs and no CM (ring and tree alike), where packets waiting to
+	 * enter the escape can starve while the load stays on
+	 * (docs/routing.md), so generation stops with the window and
+	 * everything must drain */
 	static const char *const esc[] = {"routing.escape_net=ring",
 					  "routing.escape_net=tree"};
 	static const char *const cms[] = {"routing.cm=none", "routing.cm=bcm",
