@@ -45,6 +45,10 @@ uint64_t inst_plan_hash(const struct df_plan *pl)
 	MIX(c->link, sizeof(c->link));
 	MIX(&c->flit_bytes, sizeof(c->flit_bytes));
 	MIX(&c->algorithm, sizeof(c->algorithm));
+	/* OFAR: a packet in the escape crosses instances on its ring or
+	 * tree, so both must lay the same one */
+	MIX(&c->escape_net, sizeof(c->escape_net));
+	MIX(&c->tree_root, sizeof(c->tree_root));
 	MIX(&c->packet_bytes, sizeof(c->packet_bytes));
 	MIX(&c->ninst, sizeof(c->ninst));
 	MIX(c->inst_lo, sizeof(c->inst_lo));
