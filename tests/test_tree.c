@@ -207,6 +207,7 @@ static void bad_tree(void)
 	CHECK(df_tree_cdg_check(&tr, &n.tb, NULL, err, sizeof(err)) != 0 &&
 		      strstr(err, "cycle"),
 	      "  and by the channel-dependency check (%s)", err);
+	df_tree_free(&tr);
 	CHECK(df_tree_build(&tr, &n.t, NULL, 9, err, sizeof(err)) != 0 &&
 		      strstr(err, "root group 9") && strstr(err, "0..8"),
 	      "a root group outside the network is refused (%s)", err);
