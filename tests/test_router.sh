@@ -38,13 +38,15 @@ for alg in min val ugal-l ugal-g ugal-l-vc ugal-l-vch ugal-l-cr par \
 	run_one "dragonfly $alg, speedup 2, output queues, router delay" \
 		$REF normal $PAPER --set routing.algorithm=$alg
 done
-# OFAR: the ring's bubble in the output queues, with each congestion
-# management, 3/2(+1) VCs
-for cm in none bcm ecm; do
-	# shellcheck disable=SC2086
-	run_one "dragonfly ofar cm=$cm, speedup 2, output queues, router delay" \
-		$REF normal $PAPER --set routing.algorithm=ofar \
-		--set routing.cm=$cm
+# OFAR: the escape's bubble in the output queues, with each congestion
+# management, 3/2(+1) VCs, the ring and the tree ([OC] §III)
+for esc in ring tree; do
+	for cm in none bcm ecm; do
+		# shellcheck disable=SC2086
+		run_one "dragonfly ofar $esc cm=$cm, speedup 2, output queues, router delay" \
+			$REF normal $PAPER --set routing.algorithm=ofar \
+			--set routing.cm=$cm --set routing.escape_net=$esc
+	done
 done
 for alg in min min-ad val ugal ugal-s clos-ad; do
 	# shellcheck disable=SC2086
