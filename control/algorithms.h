@@ -51,9 +51,9 @@
 	X(OFAR, "ofar", dp_ofar_engine, dp_no_engine,                         \
 	  .paths = DF_PATHS_ESCAPE, .adaptive = 1,                            \
 	  .no_drain = "ofar misroutes through any router and its escape "     \
-		      "ring passes through every router, so none can be "     \
-		      "drained (link failures are possible)",                 \
-	  .help = "[OC]: in-transit adaptive, escape ring")                   \
+		      "ring or tree passes through every router, so none "    \
+		      "can be drained (link failures are possible)",          \
+	  .help = "[OC]: in-transit adaptive, escape ring or tree")           \
 	X(VC_ORDERED, "vc-ordered", dp_vc_ordered_engine, dp_no_engine,       \
 	  .paths = DF_PATHS_VAL, .adaptive = 1,                               \
 	  .help = "[OC]'s PB baseline: UGAL-L and a congestion flag")         \

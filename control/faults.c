@@ -741,7 +741,7 @@ int df_faults_lose(struct df_faults *f, uint32_t lo, uint32_t hi,
 	if (df_alg_escape(f->alg)) {
 		snprintf(err, errlen,
 			 "OFAR cannot go on without an instance: its escape "
-			 "ring must pass every router ([OC] §III-A)");
+			 "ring or tree must pass every router ([OC] §III)");
 		free(was);
 		return -1;
 	}
