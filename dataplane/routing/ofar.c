@@ -221,7 +221,7 @@ static int misroute(struct dp_router *r, struct dp_pkt *pk, uint32_t minp,
 	const struct df_tables *tb = run->tb;
 	uint32_t cand[64], cvc[64], cocc[64], n = 0, i;
 	uint32_t dg = tb->group_of[pk->dst_router];
-	uint32_t src_group = pk->src_term / run->p / tb->a;
+	uint32_t src_group = tb->group_of[pk->src_term / run->p];
 	uint32_t min_occ = occupancy(run, &r->port[minp]);
 	int global_ok = r->group == src_group && dg != r->group &&
 			!(pk->flags & DP_PKT_NONMIN);
