@@ -237,6 +237,7 @@ static void json_config(FILE *f, const struct df_config *c,
 		"\"n\": %u, \"arrangement\": \"%s\", "
 		"\"algorithm\": \"%s\", \"pattern\": \"%s\", \"shift\": %u, "
 		"\"load\": %g, \"packet_bytes\": %u, \"process\": \"%s\", "
+		"\"source_queue\": %u, "
 		"\"seed\": %llu, \"warmup_ms\": %llu, \"measure_ms\": %llu, "
 		"\"workers\": %u, \"terminal_bandwidth_gbps\": %g, "
 		"\"local_bandwidth_gbps\": %g, "
@@ -250,7 +251,8 @@ static void json_config(FILE *f, const struct df_config *c,
 		c->n, df_arrangement_name(c->arrangement),
 		df_algorithm_name(c->algorithm), df_pattern_name(c->pattern),
 		c->shift, c->load, c->packet_bytes, df_process_name(c->process),
-		(unsigned long long)c->seed, (unsigned long long)c->warmup_ms,
+		c->source_queue, (unsigned long long)c->seed,
+		(unsigned long long)c->warmup_ms,
 		(unsigned long long)c->measure_ms, r->nworkers,
 		c->link[0].bandwidth_gbps, c->link[1].bandwidth_gbps,
 		c->link[2].bandwidth_gbps,

@@ -49,7 +49,12 @@ ACCOUNT_ONLY="--set run.lateness_tolerance_ns=1000000000000"
 # flight, some delivered, and generated = injected + dropped (by reason)
 # + never injected (still in a source queue when generation ended).
 # Nothing dropped, unless "overloaded": then the source queues must have
-# overflowed.
+# overflowed. One exception in a normal run: source-queue drops after the
+# host itself fell behind by at least the time in which a terminal
+# generates half a source queue (lateness max; the sanitizer build lags
+# tens of ms): the generator then catches up in one burst that can
+# overflow a source queue, which says nothing of the network. Every
+# other drop reason stays an error.
 accounted() {
 	python3 - "$1" "${2:-}" <<'PY'
 import json, sys
@@ -63,7 +68,17 @@ assert p["generated"] == p["injected"] + drops + p["not_injected"], p
 if sys.argv[2] == "overloaded":
     assert p["dropped"]["source_queue_full"] > 0, p
 else:
-    assert drops == 0, p
+    c = r["config"]
+    pkts_per_s = (c["load"] * c["terminal_bandwidth_gbps"] * 1e9
+                  / (c["packet_bytes"] * 8) / r["time_scale"])
+    lag_s = r["lateness_ns"]["max"] / 1e9
+    allowed = 0
+    if lag_s * pkts_per_s >= c["source_queue"] / 2:
+        allowed = p["dropped"]["source_queue_full"]
+    if allowed:
+        print("# the host fell %.0f ms behind: %d source-queue drops accepted"
+              % (lag_s * 1e3, allowed))
+    assert drops == allowed, (r["lateness_ns"], p)
 PY
 }
 
