@@ -86,6 +86,13 @@ done
 [ ! -s "$TMP/err" ]
 ok $? "--check reference.ini: nothing on stderr"
 
+# every example config of configs/ passes its own check (an
+# instance-split one: its first instance)
+for cfg in configs/*.ini; do
+	run --check --config "$cfg" --instance 0
+	expect_rc 0 "--check $cfg"
+done
+
 # --check with VAL: local links 3 VCs, global 2 ([DF] Fig. 7)
 run --check --config "$REF" --set routing.algorithm=val
 expect_rc 0 "--check --set routing.algorithm=val"
