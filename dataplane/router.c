@@ -185,11 +185,10 @@ static inline void granted(struct dp_router *r, struct dp_port *op, uint32_t qi)
 }
 
 /* With output queues (xbar.h): the head packet m of queue qi, routed to
- * op, crosses the crossbar if it can; its input space goes back upstream
- * when the crossing ends. routed: it was counted in op's waiting flits
- * (route_here; not by the fully adaptive engines). */
-static int xbar_send(struct dp_router *r, uint32_t qi, struct dp_port *op,
-		     struct rte_mbuf *m, uint64_t now, int routed)
+ * op, crosses the crossbar, which can take it now (dp_xbar_can); its
+ * input space goes back upstream when the crossing ends. */
+static int xbar_cross(struct dp_router *r, uint32_t qi, struct dp_port *op,
+		      struct rte_mbuf *m, uint64_t now)
 {
 	uint32_t k = qi / DP_VC_STRIDE, vc = qi % DP_VC_STRIDE;
 	struct dp_port *ip = &r->port[k];
@@ -198,10 +197,6 @@ static int xbar_send(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	uint32_t ov = pk->out_vc;
 	uint64_t ready = pk->due_tsc, finish;
 
-	if (!dp_xbar_can(ip, op, ov, pk->flits, r->oq_cap, now))
-		return 0;
-	if (routed)
-		op->waiting[ov] -= pk->flits;
 	if (q->last_start > ready)
 		ready = q->last_start;
 	finish = dp_xbar_move(ip, op, ov, m, pk->flits, ready, &q->last_start);
@@ -321,6 +316,82 @@ static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	return 1;
 }
 
+/*
+ * The head packet m of queue qi, with an engine that decides and routes:
+ * as try_send. Its output's turn first: after the queues from the
+ * output's pointer on, in the second pass (allocate). The turn orders, it
+ * reserves nothing: a rival that cannot leave leaves the output to the
+ * others. Since an output only gets busier during a step, deferring
+ * before the checks below grants the same as checking first.
+ */
+static inline int try_routed(struct dp_router *r, uint32_t qi,
+			     struct rte_mbuf *m, uint64_t now, uint32_t defer)
+{
+	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE];
+	struct dp_pkt *pk = dp_pkt(m);
+	struct dp_port *op = head_output(r, pk);
+
+	if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
+		return -1;
+	if (unlikely(op->out->down)) {
+		if (dst_gone(r, pk)) {
+			/* the tables keep a lost destination's old route: it
+			 * ends at a link to the lost instance, where the
+			 * packet leaves */
+			head_lost(r, qi, op, m, now);
+			return 1;
+		}
+		reroute(r, op, pk, ip->cls == DF_LINK_TERMINAL);
+		op = &r->port[pk->out_port];
+		if (op->out->down)
+			return 0;
+	}
+	if (r->oq_cap) {
+		if (!dp_xbar_can(ip, op, pk->out_vc, pk->flits, r->oq_cap, now))
+			return 0;
+		op->waiting[pk->out_vc] -= pk->flits;
+		return xbar_cross(r, qi, op, m, now);
+	}
+	/* the serializer must be free (docs/design.md, A packet's path) and
+	 * the downstream VC must have room for the whole packet (VCT) */
+	if (op->out->busy_until > now || op->credits[pk->out_vc] < pk->flits)
+		return 0;
+	op->waiting[pk->out_vc] -= pk->flits;
+	return leave(r, qi, op, m, now);
+}
+
+/*
+ * The head packet m of queue qi, with a fully adaptive engine: as
+ * try_send. select chooses among the outputs that can take the packet now
+ * (with output queues, once the crossbar's input is free), without
+ * touching the packet or the router: the choice is applied only once the
+ * packet moves, after its turn at the chosen output (as try_routed's), so
+ * that a packet deferred to the second pass chooses again there as if it
+ * never had, possibly another output.
+ */
+static inline int try_select(struct dp_router *r, uint32_t qi,
+			     struct rte_mbuf *m, uint64_t now, uint32_t defer)
+{
+	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE], *op;
+	struct dp_pkt *pk = dp_pkt(m);
+	struct dp_choice c;
+
+	if (r->oq_cap && ip->xin_free > now)
+		return 0;
+	if (!r->eng->select(r, pk, qi / DP_VC_STRIDE, now, &c))
+		return 0;
+	op = &r->port[c.port];
+	if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
+		return -1;
+	/* nothing is applied before the move is certain */
+	if (r->oq_cap && !dp_xbar_can(ip, op, c.vc, pk->flits, r->oq_cap, now))
+		return 0;
+	dp_choice_apply(r->eng, r, pk, &c);
+	if (r->oq_cap)
+		return xbar_cross(r, qi, op, m, now);
+	return leave(r, qi, op, m, now);
+}
+
 /* The head packet of queue qi leaves if it can: 1 when it did (or left
  * the network), 0 when it cannot now, -1 when it comes before its
  * output's pointer in this step's order from defer and must wait for the
@@ -328,57 +399,12 @@ static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
 static inline int try_send(struct dp_router *r, uint32_t qi, uint64_t now,
 			   uint32_t defer)
 {
-	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE], *op;
-	uint32_t vc = qi % DP_VC_STRIDE;
-	struct dp_vcq *q = &ip->q[vc];
+	struct dp_vcq *q = &r->port[qi / DP_VC_STRIDE].q[qi % DP_VC_STRIDE];
 	struct rte_mbuf *m = q->slot[q->head & q->mask];
-	struct dp_pkt *pk = dp_pkt(m);
 
-	if (r->eng->select != NULL) {
-		/* fully adaptive: whatever can take the packet now (with
-		 * output queues, once the crossbar's input is free: select
-		 * checks the outputs) */
-		if (r->oq_cap && ip->xin_free > now)
-			return 0;
-		if (!r->eng->select(r, pk, qi / DP_VC_STRIDE, now))
-			return 0;
-		op = &r->port[pk->out_port];
-		if (r->oq_cap)
-			return xbar_send(r, qi, op, m, now, 0);
-	} else {
-		op = head_output(r, pk);
-		/* Its output's turn first: after the queues from the
-		 * output's pointer on, in the second pass (allocate). The
-		 * turn orders, it reserves nothing: a rival that cannot
-		 * leave leaves the output to the others. Since an output
-		 * only gets busier during a step, deferring before the
-		 * checks below grants the same as checking first. */
-		if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
-			return -1;
-		if (unlikely(op->out->down)) {
-			if (dst_gone(r, pk)) {
-				/* the tables keep a lost destination's old
-				 * route: it ends at a link to the lost
-				 * instance, where the packet leaves */
-				head_lost(r, qi, op, m, now);
-				return 1;
-			}
-			reroute(r, op, pk, ip->cls == DF_LINK_TERMINAL);
-			op = &r->port[pk->out_port];
-			if (op->out->down)
-				return 0;
-		}
-		if (r->oq_cap)
-			return xbar_send(r, qi, op, m, now, 1);
-		/* the serializer must be free (docs/design.md, A packet's path)
-		 * and the downstream VC must have room for the whole packet
-		 * (VCT) */
-		if (op->out->busy_until > now ||
-		    op->credits[pk->out_vc] < pk->flits)
-			return 0;
-		op->waiting[pk->out_vc] -= pk->flits;
-	}
-	return leave(r, qi, op, m, now);
+	if (r->eng->select != NULL)
+		return try_select(r, qi, m, now, defer);
+	return try_routed(r, qi, m, now, defer);
 }
 
 /* Bits of w (word index wi) at positions >= lo and < hi. */
@@ -411,15 +437,17 @@ static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
  * third queue, after two rivals for one output, moving on every step to
  * another output brought rr back to the same place, and the rival first
  * in the order took every credit (a terminal starved for seconds;
- * tests/test_alloc.c). The fully adaptive engines (select) choose the
- * output only when the packet can leave: rr alone for them.
+ * tests/test_alloc.c). The fully adaptive engines (OFAR's select) follow
+ * the same rule at the output they choose: their choice is applied only
+ * when the packet moves (try_select), so a deferred packet chooses again
+ * in the second pass, where the output may differ.
  */
 static unsigned allocate(struct dp_router *r, uint64_t now)
 {
 	uint64_t mask[DP_QWORDS], later[DP_QWORDS], any = 0;
 	uint32_t start = r->rr, last = UINT32_MAX, nw = r->nqw;
-	/* first pass: defer to the output's turn (not for select) */
-	uint32_t defer = r->eng->select == NULL ? start : UINT32_MAX;
+	/* first pass: defer to the output's turn */
+	uint32_t defer = start;
 	unsigned moved = 0;
 
 	for (uint32_t wi = 0; wi < nw; wi++) {

@@ -114,6 +114,20 @@ static inline int rig_init(struct rig *g, enum df_algorithm alg)
 	return rig_init_cfg(g, &c);
 }
 
+/* A fully adaptive engine moves pk at router r as the router does: its
+ * choice (select), applied as when the packet leaves with it; 0: no
+ * output can take the packet now. */
+static inline int rig_select(struct dp_router *r, struct dp_pkt *pk,
+			     uint32_t in_port, uint64_t now)
+{
+	struct dp_choice c;
+
+	if (!r->eng->select(r, pk, in_port, now, &c))
+		return 0;
+	dp_choice_apply(r->eng, r, pk, &c);
+	return 1;
+}
+
 static inline void rig_free(struct rig *g)
 {
 	for (uint32_t r = 0; r < g->topo.nrouters; r++)

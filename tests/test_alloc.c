@@ -9,7 +9,10 @@
  * test_dataplane's "small permutation min" timed out), with and without
  * output queues (the papers' router, xbar.h); and an output's turn
  * orders the queues, it does not reserve: a queue whose VC has no
- * credits does not hold up one whose VC has.
+ * credits does not hold up one whose VC has. The same with OFAR, which
+ * chooses the output at every attempt (select): inputs ejecting to one
+ * terminal take turns (they took every turn, one of them, before its
+ * choice waited for the output's turn too).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +105,8 @@ static void rig_free(struct rig *g)
 }
 
 /* Input queue (port k, VC v) full of packets routed to output o, VC ov
- * (routed on arrival, as in transit). */
+ * (routed on arrival, as in transit); for OFAR, which routes them itself,
+ * packets to this router's port o (run.p terminals). */
 static void fill(struct rig *g, uint32_t k, uint32_t v, uint32_t o, uint32_t ov)
 {
 	struct dp_vcq *q = &g->r->port[k].q[v];
@@ -116,6 +120,8 @@ static void fill(struct rig *g, uint32_t k, uint32_t v, uint32_t o, uint32_t ov)
 		pm->pk.vc = (uint8_t)v;
 		pm->pk.out_port = (uint8_t)o;
 		pm->pk.out_vc = (uint8_t)ov;
+		pm->pk.dst_router = (uint16_t)g->r->id;
+		pm->pk.dst_term = o;
 		q->slot[q->tail++ & q->mask] = &pm->m;
 		g->r->port[o].waiting[ov] += FLITS;
 		g->r->qmask[0] |= 1ULL << (k * DP_VC_STRIDE + v);
@@ -136,17 +142,28 @@ struct rival {
 	uint32_t sent;
 };
 
+/* The output the rivals want, and the queue (port, VC) after them in the
+ * router's order that moves on every step to output mout, which has room
+ * for all. */
+struct scene {
+	uint32_t out;
+	uint32_t mport, mvc, mout;
+};
+
+/* With the engines that decide and route: rivals for output 3, the
+ * global input's VC 0 moving to the terminal. */
+static const struct scene to_global = {3, 3, 0, 0};
+
 /*
- * Rivals for output 3, each with room (on its VC) for one packet per
- * step, and the global input's queue moving on every step to the
- * terminal; cred[v]: credits given to output 3's VC v before each step.
- * oq_cap: with output queues of that many flits per VC (the papers'
- * router, xbar.h; zero-time crossings and links), where the room is in
- * the output queue: one packet's worth, and the link empties it in the
- * same step.
+ * Rivals for output sc->out, each with room (on its VC) for one packet per
+ * step, and the mover; cred[v]: credits given to the output's VC v before
+ * each step. oq_cap: with output queues of that many flits per VC (the
+ * papers' router, xbar.h; zero-time crossings and links), where the room
+ * is in the output queue: one packet's worth, and the link empties it in
+ * the same step.
  */
-static void race(struct rig *g, struct rival *rv, int n, const uint32_t *cred,
-		 uint32_t oq_cap)
+static void race(struct rig *g, const struct scene *sc, struct rival *rv, int n,
+		 const uint32_t *cred, uint32_t oq_cap)
 {
 	for (int k = 0; k < NPORTS; k++) {
 		struct dp_port *p = &g->r->port[k];
@@ -161,18 +178,18 @@ static void race(struct rig *g, struct rival *rv, int n, const uint32_t *cred,
 	}
 	g->r->qmask[0] = 0;
 	g->r->oq_ports = 0;
-	g->r->oq_cap = oq_cap;
+	g->r->oq_cap = g->run.oq_cap = oq_cap;
 	for (int i = 0; i < n; i++)
 		rv[i].sent = 0;
 	for (uint64_t s = 0; s < STEPS; s++) {
 		uint32_t before[4];
 
-		fill(g, 3, 0, 0, 0);
-		g->r->port[0].credits[0] = 1000;
+		fill(g, sc->mport, sc->mvc, sc->mout, 0);
+		g->r->port[sc->mout].credits[0] = 1000;
 		for (int v = 0; v < NVC; v++)
-			g->r->port[3].credits[v] = cred[v];
+			g->r->port[sc->out].credits[v] = cred[v];
 		for (int i = 0; i < n; i++) {
-			fill(g, rv[i].port, rv[i].vc, 3, rv[i].out_vc);
+			fill(g, rv[i].port, rv[i].vc, sc->out, rv[i].out_vc);
 			before[i] = g->r->port[rv[i].port].q[rv[i].vc].head;
 		}
 		dp_router_step(g->r, 1000 + 100 * s);
@@ -181,6 +198,40 @@ static void race(struct rig *g, struct rival *rv, int n, const uint32_t *cred,
 				      before[i];
 		drain(g);
 	}
+}
+
+/*
+ * OFAR at the packets' destination router (run.p = 2: ports 0 and 1 are
+ * terminals): rivals ejecting to terminal 0, one packet's room a step,
+ * and the global input's VC 1 ejecting to terminal 1 on every step. Each
+ * rival's select chooses terminal 0 at every attempt; the one after
+ * terminal 0's pointer goes first.
+ */
+static void ofar(struct rig *g, const uint32_t *one)
+{
+	static const struct scene to_term = {0, 3, 1, 1};
+	struct rival rv[3] = {{1, 0, 0, 0}, {2, 0, 0, 0}, {3, 0, 0, 0}};
+
+	g->r->eng = &dp_ofar_engine;
+	g->run.p = 2;
+	g->r->port[1].cls = DF_LINK_TERMINAL;
+	for (uint32_t oq = 0; oq <= FLITS; oq += FLITS) {
+		const char *how = oq ? "OFAR, output queues" : "OFAR";
+
+		race(g, &to_term, &rv[1], 2, one, oq);
+		CHECK(rv[1].sent == STEPS / 2 && rv[2].sent == STEPS / 2,
+		      "%s: two inputs ejecting to one terminal take turns "
+		      "(%u, %u)",
+		      how, rv[1].sent, rv[2].sent);
+		race(g, &to_term, rv, 3, one, oq);
+		CHECK(rv[0].sent == STEPS / 3 && rv[1].sent == STEPS / 3 &&
+			      rv[2].sent == STEPS / 3,
+		      "%s: three take turns (%u, %u, %u)", how, rv[0].sent,
+		      rv[1].sent, rv[2].sent);
+	}
+	g->r->port[1].cls = DF_LINK_LOCAL;
+	g->run.p = 0;
+	g->r->eng = &dp_min_engine;
 }
 
 int main(void)
@@ -195,7 +246,7 @@ int main(void)
 	{
 		/* the terminal's queue, then a local input's */
 		struct rival rv[2] = {{0, 0, 0, 0}, {1, 0, 0, 0}};
-		race(&g, rv, 2, one, 0);
+		race(&g, &to_global, rv, 2, one, 0);
 		CHECK(rv[0].sent + rv[1].sent == STEPS,
 		      "two rivals: one packet leaves per step (%u)",
 		      rv[0].sent + rv[1].sent);
@@ -206,7 +257,7 @@ int main(void)
 	}
 	{
 		struct rival rv[3] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {2, 1, 0, 0}};
-		race(&g, rv, 3, one, 0);
+		race(&g, &to_global, rv, 3, one, 0);
 		CHECK(rv[0].sent == STEPS / 3 && rv[1].sent == STEPS / 3 &&
 			      rv[2].sent == STEPS / 3,
 		      "three rivals take turns (%u, %u, %u)", rv[0].sent,
@@ -216,13 +267,13 @@ int main(void)
 		/* the local input's packets want VC 1, which gets no
 		 * credits: the terminal's, on VC 0, goes on every step */
 		struct rival rv[2] = {{0, 0, 0, 0}, {1, 0, 1, 0}};
-		race(&g, rv, 2, one, 0);
+		race(&g, &to_global, rv, 2, one, 0);
 		CHECK(rv[0].sent == STEPS && rv[1].sent == 0,
 		      "a rival blocked on its own VC holds nobody up "
 		      "(%u, %u)",
 		      rv[0].sent, rv[1].sent);
 		/* room on both VCs: each rival goes on every step */
-		race(&g, rv, 2, each, 0);
+		race(&g, &to_global, rv, 2, each, 0);
 		CHECK(rv[0].sent == STEPS && rv[1].sent == STEPS,
 		      "with room on both VCs both go on every step (%u, %u)",
 		      rv[0].sent, rv[1].sent);
@@ -231,16 +282,17 @@ int main(void)
 		/* the papers' router: room for one packet a step in output
 		 * 3's queue, which the rivals take in turn */
 		struct rival rv[3] = {{0, 0, 0, 0}, {1, 0, 0, 0}, {2, 1, 0, 0}};
-		race(&g, rv, 2, one, FLITS);
+		race(&g, &to_global, rv, 2, one, FLITS);
 		CHECK(rv[0].sent == STEPS / 2 && rv[1].sent == STEPS / 2,
 		      "output queues: two rivals take turns (%u, %u)",
 		      rv[0].sent, rv[1].sent);
-		race(&g, rv, 3, one, FLITS);
+		race(&g, &to_global, rv, 3, one, FLITS);
 		CHECK(rv[0].sent == STEPS / 3 && rv[1].sent == STEPS / 3 &&
 			      rv[2].sent == STEPS / 3,
 		      "output queues: three rivals take turns (%u, %u, %u)",
 		      rv[0].sent, rv[1].sent, rv[2].sent);
 	}
+	ofar(&g, one);
 	rig_free(&g);
 	return check_done();
 }

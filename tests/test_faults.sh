@@ -189,11 +189,13 @@ ok $? "a link the network does not have: exit 2, the ranges named"
 ok $? "run.stall_ms is accepted (the watchdog's period)"
 
 # the watchdog (run.stall_ms): OFAR without its escape ring deadlocks
-# under ADV+h; the run ends with every stuck VC and what it waits for
+# under ADV+h on one canonical VC per link class (test_dataplane.c,
+# no_escape); the run ends with every stuck VC and what it waits for
 # shellcheck disable=SC2086
 "$DFEMU" $REF --set routing.algorithm=ofar --set routing.escape=off \
-	--set routing.cm=none --set links.local_buffer_flits=16 \
-	--set links.global_buffer_flits=16 --set traffic.pattern=adversarial \
+	--set links.vcs=1/1+1 --set routing.cm=none \
+	--set links.local_buffer_flits=16 --set links.global_buffer_flits=16 \
+	--set traffic.pattern=adversarial \
 	--set traffic.shift=2 --set traffic.process=saturate \
 	--set traffic.measure_ms=1000 --set traffic.finish=stop \
 	--set run.stall_ms=300 --set links.terminal_bandwidth_gbps=0.1 \

@@ -38,8 +38,8 @@ static struct dp_pkt packet(int in_escape, uint8_t esc_n)
  * the router by (where a packet moving on along the ring waits) */
 static int sel(struct dp_pkt *pk, int inject)
 {
-	return dp_ofar_engine.select(g.routers[src], pk,
-				     inject ? 0 : g.ring.prev[src], NOW);
+	return rig_select(g.routers[src], pk, inject ? 0 : g.ring.prev[src],
+			  NOW);
 }
 
 static uint32_t ncanon(uint32_t k)
@@ -144,14 +144,14 @@ static void test_escape(void)
 	 * enters the new ring, with room for two packets */
 	uint32_t other = g.ring.prev[src] == g.topo.p ? g.topo.p + 1 : g.topo.p;
 	pk = packet(1, 1);
-	CHECK(!dp_ofar_engine.select(r, &pk, other, NOW),
+	CHECK(!rig_select(r, &pk, other, NOW),
 	      "an escape packet on port %u, not the ring's input port %u: "
 	      "one packet of room is not enough",
 	      other, g.ring.prev[src]);
 	r->port[ring].credits[esc] = 2 * FLITS;
 	pk = packet(1, 1);
-	CHECK(dp_ofar_engine.select(r, &pk, other, NOW) &&
-		      pk.out_port == ring && pk.out_vc == esc,
+	CHECK(rig_select(r, &pk, other, NOW) && pk.out_port == ring &&
+		      pk.out_vc == esc,
 	      "... room for two: it enters the ring");
 	set_port(minp, RIG_FLITS);
 	r->port[minp].out->down = 1;
@@ -216,6 +216,70 @@ static void test_cm(void)
 	CHECK(sel(&pk, 1), "ECM: at half full, injection goes on");
 	q->tail = 0;
 	g.run.cm = DF_CM_NONE;
+}
+
+/* select alone, as for a packet that then waits for its turn at the
+ * output (router.c, allocate): pk and the router's counters as they were;
+ * dp_choice_apply, as when the packet leaves, does what sel() does. */
+static int select_only(struct dp_pkt *pk, struct dp_choice *c)
+{
+	struct dp_router *r = g.routers[src];
+	struct dp_pkt before;
+	uint64_t cnt = r->mis_local + r->mis_global + r->esc_entries;
+
+	memcpy(&before, pk, sizeof(before));
+	return r->eng->select(r, pk, g.ring.prev[src], NOW, c) &&
+	       !memcmp(&before, pk, sizeof(before)) &&
+	       cnt == r->mis_local + r->mis_global + r->esc_entries;
+}
+
+static void test_choice(void)
+{
+	struct dp_router *r = g.routers[src];
+	uint32_t ring = g.ring.next[src], esc = ncanon(ring), other = minp;
+	uint64_t n;
+	struct dp_choice c;
+	struct dp_pkt pk;
+
+	/* a local misroute: another local port emptier than the full
+	 * minimal one */
+	for (uint32_t k = g.topo.p; k < r->nports && other == minp; k++)
+		if (k != minp && g.tb.port_class[k] == DF_LINK_LOCAL)
+			other = k;
+	set_all(0);
+	r->port[other].credits[0] = RIG_FLITS;
+	pk = packet(0, 0);
+	n = r->mis_local;
+	CHECK(select_only(&pk, &c) && c.port == other,
+	      "select alone chooses a local misroute to port %u and changes "
+	      "neither the packet nor the counters",
+	      other);
+	dp_choice_apply(r->eng, r, &pk, &c);
+	CHECK(pk.out_port == other && pk.lmis_grp == r->group + 1 &&
+		      r->mis_local == n + 1,
+	      "... applied: the packet's output, its group's misroute, "
+	      "counted");
+	/* entering the escape ring */
+	set_all(0);
+	r->port[ring].credits[esc] = 2 * FLITS;
+	pk = packet(0, 0);
+	n = r->esc_entries;
+	CHECK(select_only(&pk, &c) && c.port == ring && c.vc == esc,
+	      "select alone chooses the escape ring and changes neither the "
+	      "packet nor the counters");
+	dp_choice_apply(r->eng, r, &pk, &c);
+	CHECK((pk.flags & DP_PKT_ESCAPE) && pk.esc_n == 1 &&
+		      r->esc_entries == n + 1,
+	      "... applied: in the escape, its entry counted");
+	/* leaving it for the free minimal output */
+	set_all(RIG_FLITS);
+	pk = packet(1, 1);
+	CHECK(select_only(&pk, &c) && c.port == minp,
+	      "select alone leaves the ring for the minimal port, the packet "
+	      "still marked in the escape");
+	dp_choice_apply(r->eng, r, &pk, &c);
+	CHECK(!(pk.flags & DP_PKT_ESCAPE) && pk.out_port == minp,
+	      "... applied: out of the escape");
 }
 
 /* ofar_misroute.h's functions on crafted numbers. */
@@ -373,6 +437,7 @@ int main(void)
 	test_minimal_and_misroute();
 	test_escape();
 	test_cm();
+	test_choice();
 	test_misroute_rules();
 	test_misroute_engine();
 	rig_free(&g);

@@ -37,7 +37,7 @@ static struct dp_pkt packet(uint32_t dst, int in_escape)
 
 static int sel(struct dp_pkt *pk, uint32_t in_port)
 {
-	return dp_ofar_engine.select(g.routers[src], pk, in_port, NOW);
+	return rig_select(g.routers[src], pk, in_port, NOW);
 }
 
 static uint32_t ncanon(uint32_t k)

@@ -37,17 +37,42 @@
  * Congestion management acts on injection only (§IV): BCM wants room for
  * 1 + bcm_bubble packets in the next canonical queue; ECM blocks injection
  * while every escape buffer of the router is fuller than ecm_threshold.
+ *
+ * select only chooses (struct dp_choice): it writes neither the packet nor
+ * the router (a random misroute pick draws from the lcore's generator), so
+ * that a packet that does not leave with its choice (it waits for its turn
+ * at the output, router.c's allocate) chooses again as if it never had.
+ * What the choice means for the packet and the router's counters (its
+ * escape and misroute state, steps 1, 2, 4 and 5) commit applies when the
+ * packet leaves with it.
  */
 #include "ofar_misroute.h"
 #include "routing.h"
 #include "router.h"
 #include "worker.h"
 
-static inline int take(struct dp_pkt *pk, uint32_t port, uint32_t vc)
+/* What a choice does when the packet leaves with it (dp_choice.act,
+ * ofar_commit); 0: nothing but the move. */
+enum {
+	OF_GMIS_END = 0x01,   /* the local hop toward a global misroute ends */
+	OF_ESC_OUT = 0x02,    /* out of the escape (steps 1 and 2) */
+	OF_ESC_IN = 0x04,     /* into the escape, counted (step 5, §III-A) */
+	OF_RING_REV = 0x08,   /* ... the bidirectional ring backwards */
+	OF_MIS_LOCAL = 0x10,  /* a local misroute: once per group ([OC] §I) */
+	OF_GMIS_NEXT = 0x20,  /* ... a global one next (RRG, MM; [OC] §V) */
+	OF_MIS_GLOBAL = 0x40, /* a global misroute: once per packet ([OC] §I) */
+};
+
+/* Output port, VC vc, and act. Any hop ends the state of a packet that
+ * took a local hop toward a global misroute: it was for this hop. */
+static inline int take(const struct dp_pkt *pk, struct dp_choice *c,
+		       uint32_t port, uint32_t vc, uint8_t act)
 {
-	pk->flags &= ~DP_PKT_GMIS_NEXT; /* leaving: whatever it was for */
-	pk->out_port = (uint8_t)port;
-	pk->out_vc = (uint8_t)vc;
+	if (pk->flags & DP_PKT_GMIS_NEXT)
+		act |= OF_GMIS_END;
+	c->port = (uint8_t)port;
+	c->vc = (uint8_t)vc;
+	c->act = act;
 	return 1;
 }
 
@@ -117,15 +142,23 @@ struct esc {
 	const struct df_tree *tree;
 };
 
-/* The escape port this packet goes out on: the ring's, or the tree's
- * up-down hop toward its destination. */
+/* Does the packet go round the ring backwards with act: the way chosen
+ * when it enters the escape, else the way it goes? */
+static inline int ring_rev(const struct dp_pkt *pk, uint8_t act)
+{
+	if (act & OF_ESC_IN)
+		return !!(act & OF_RING_REV);
+	return !!(pk->flags & DP_PKT_RING_REV);
+}
+
+/* The escape port this packet goes out on with act: the ring's, or the
+ * tree's up-down hop toward its destination. */
 static uint32_t esc_port(const struct esc *e, const struct dp_router *r,
-			 const struct dp_pkt *pk)
+			 const struct dp_pkt *pk, uint8_t act)
 {
 	if (e->tree != NULL)
 		return df_tree_next(e->tree, r->id, pk->dst_router);
-	return pk->flags & DP_PKT_RING_REV ? e->ring->prev[r->id]
-					   : e->ring->next[r->id];
+	return ring_rev(pk, act) ? e->ring->prev[r->id] : e->ring->next[r->id];
 }
 
 /* Did the packet arrive on in_port moving along the escape (not entering
@@ -141,34 +174,35 @@ static int esc_feeds(const struct esc *e, const struct dp_router *r,
 						       : e->ring->prev[r->id]);
 }
 
-/* Bidirectional ring: go the shorter way round to the destination. */
-static void ring_direction(const struct dp_run *run, const struct esc *e,
-			   const struct dp_router *r, struct dp_pkt *pk)
+/* Entering the escape: OF_ESC_IN, and on a bidirectional ring the
+ * shorter way round to the destination. */
+static uint8_t esc_entry(const struct dp_run *run, const struct esc *e,
+			 const struct dp_router *r, const struct dp_pkt *pk)
 {
 	const struct df_ring *ring = e->ring;
 	uint32_t fwd;
 
-	pk->flags &= ~DP_PKT_RING_REV;
 	if (ring == NULL || !run->ring_bi)
-		return;
+		return OF_ESC_IN;
 	fwd = (ring->pos[pk->dst_router] + ring->n - ring->pos[r->id]) %
 	      ring->n;
-	if (ring->n - fwd < fwd)
-		pk->flags |= DP_PKT_RING_REV;
+	return ring->n - fwd < fwd ? OF_ESC_IN | OF_RING_REV : OF_ESC_IN;
 }
 
-/* Move along the escape: room for `packets` packets on the escape VC. */
+/* Move along the escape with act (entering it: esc_entry's; moving on:
+ * 0): room for `packets` packets on the escape VC. */
 static int esc_move(const struct dp_run *run, const struct esc *e,
-		    struct dp_router *r, struct dp_pkt *pk, uint32_t packets,
-		    uint64_t now)
+		    const struct dp_router *r, const struct dp_pkt *pk,
+		    uint32_t packets, uint64_t now, uint8_t act,
+		    struct dp_choice *c)
 {
-	uint32_t k = esc_port(e, r, pk);
+	uint32_t k = esc_port(e, r, pk, act);
 	const struct dp_port *p = &r->port[k];
 	uint32_t esc = run->tb->nvcs[p->cls];
 
 	if (!idle(run, p, now) || room(run, p, esc) < packets * pk->flits)
 		return 0;
-	return take(pk, k, esc);
+	return take(pk, c, k, esc, act);
 }
 
 /* Is the escape input buffer of port k fuller than the ECM threshold
@@ -214,8 +248,9 @@ static uint32_t capacity(const struct dp_run *run, const struct dp_port *p)
 
 /* Step 4: a misroute (ofar_misroute.h's trigger, candidates and pick),
  * or 0. blocked: the minimal output cannot take the packet now. */
-static int misroute(struct dp_router *r, struct dp_pkt *pk, uint32_t minp,
-		    uint32_t need, int blocked, uint64_t now)
+static int misroute(const struct dp_router *r, const struct dp_pkt *pk,
+		    uint32_t minp, uint32_t need, int blocked, uint64_t now,
+		    struct dp_choice *c)
 {
 	const struct dp_run *run = r->lc->run;
 	const struct df_tables *tb = run->tb;
@@ -266,21 +301,14 @@ static int misroute(struct dp_router *r, struct dp_pkt *pk, uint32_t minp,
 	if (n == 0)
 		return 0;
 	i = dp_ofar_pick(run->mis_pick, cocc, n, dp_rand_below(r->lc, n));
-	take(pk, cand[i], cvc[i]);
-	if (r->port[cand[i]].cls == DF_LINK_LOCAL) {
-		pk->lmis_grp = (uint16_t)(r->group + 1);
-		if (via_local)
-			pk->flags |= DP_PKT_GMIS_NEXT;
-		r->mis_local++;
-	} else {
-		pk->flags |= DP_PKT_NONMIN;
-		r->mis_global++;
-	}
-	return 1;
+	if (r->port[cand[i]].cls != DF_LINK_LOCAL)
+		return take(pk, c, cand[i], cvc[i], OF_MIS_GLOBAL);
+	return take(pk, c, cand[i], cvc[i],
+		    via_local ? OF_MIS_LOCAL | OF_GMIS_NEXT : OF_MIS_LOCAL);
 }
 
-static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
-		       uint64_t now)
+static int ofar_select(const struct dp_router *r, const struct dp_pkt *pk,
+		       uint32_t in_port, uint64_t now, struct dp_choice *c)
 {
 	const struct dp_run *run = r->lc->run;
 	/* one version of each for the whole decision: a link change swaps
@@ -301,17 +329,15 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 		mp = &r->port[minp];
 		if (!idle(run, mp, now) || room(run, mp, 0) < pk->flits)
 			return 0;
-		pk->flags &= ~DP_PKT_ESCAPE;
-		return take(pk, minp, 0);
+		return take(pk, c, minp, 0,
+			    pk->flags & DP_PKT_ESCAPE ? OF_ESC_OUT : 0);
 	}
 	minp = tb->port_to_router[r->id * tb->nrouters + pk->dst_router];
 	mp = &r->port[minp];
 	if (pk->flags & DP_PKT_ESCAPE) {
 		if (pk->esc_n < run->escape_cap && idle(run, mp, now) &&
-		    (vc = best_vc(run, mp, need)) >= 0) {
-			pk->flags &= ~DP_PKT_ESCAPE;
-			return take(pk, minp, (uint32_t)vc);
-		}
+		    (vc = best_vc(run, mp, need)) >= 0)
+			return take(pk, c, minp, (uint32_t)vc, OF_ESC_OUT);
 		/* Bubble flow control (§III-A): a packet moving on along
 		 * the escape needs room for one packet, one entering it
 		 * room for two. A packet still in the escape buffer of a
@@ -319,7 +345,8 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 		 * new one: it enters it, so the new one keeps its
 		 * bubble. */
 		return esc_move(run, &e, r, pk,
-				esc_feeds(&e, r, pk, in_port) ? 1 : 2, now);
+				esc_feeds(&e, r, pk, in_port) ? 1 : 2, now, 0,
+				c);
 	}
 	if (inject) {
 		if (run->cm == DF_CM_ECM && ecm_blocked(run, &e, r))
@@ -330,24 +357,63 @@ static int ofar_select(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
 	vc = best_vc(run, mp, need);
 	blocked = vc < 0 || !idle(run, mp, now);
 	if ((pk->flags & DP_PKT_GMIS_NEXT) &&
-	    misroute(r, pk, minp, need, blocked, now))
+	    misroute(r, pk, minp, need, blocked, now, c))
 		return 1;
 	if (!blocked)
-		return take(pk, minp, (uint32_t)vc);
-	if (misroute(r, pk, minp, need, 1, now))
+		return take(pk, c, minp, (uint32_t)vc, 0);
+	if (misroute(r, pk, minp, need, 1, now, c))
 		return 1;
 	if (inject || best_vc(run, mp, pk->flits) >= 0 || !run->escape)
 		return 0; /* only busy: wait for it (or no escape to take) */
-	ring_direction(run, &e, r, pk);
-	if (!esc_move(run, &e, r, pk, 2, now))
-		return 0;
-	pk->flags |= DP_PKT_ESCAPE;
+	return esc_move(run, &e, r, pk, 2, now, esc_entry(run, &e, r, pk), c);
+}
+
+/* The escape entered ([OC] §III-A), the way round the ring chosen; the
+ * entries are capped (escape_cap, §VI-B). */
+static void commit_escape(struct dp_router *r, struct dp_pkt *pk, uint8_t act)
+{
+	pk->flags &= ~DP_PKT_RING_REV;
+	pk->flags |= act & OF_RING_REV ? DP_PKT_ESCAPE | DP_PKT_RING_REV
+				       : DP_PKT_ESCAPE;
 	pk->esc_n++;
 	r->esc_entries++;
-	return 1;
+}
+
+/* A misroute taken ([OC] §I): locally once per group (lmis_grp),
+ * possibly the first hop of a global one (GMIS_NEXT: its next hop tries a
+ * global port first); globally once (NONMIN). */
+static void commit_misroute(struct dp_router *r, struct dp_pkt *pk, uint8_t act)
+{
+	if (act & OF_MIS_GLOBAL) {
+		pk->flags |= DP_PKT_NONMIN;
+		r->mis_global++;
+		return;
+	}
+	pk->lmis_grp = (uint16_t)(r->group + 1);
+	if (act & OF_GMIS_NEXT)
+		pk->flags |= DP_PKT_GMIS_NEXT;
+	r->mis_local++;
+}
+
+/* The packet leaves with choice c (router.c: after its turn at the
+ * output, when it moves): what select chose for it, applied. */
+static void ofar_commit(struct dp_router *r, struct dp_pkt *pk,
+			const struct dp_choice *c)
+{
+	uint8_t act = c->act;
+
+	if (act & OF_GMIS_END)
+		pk->flags &= ~DP_PKT_GMIS_NEXT;
+	if (act & OF_ESC_OUT)
+		pk->flags &= ~DP_PKT_ESCAPE;
+	if (act & OF_ESC_IN)
+		commit_escape(r, pk, act);
+	if (act & (OF_MIS_LOCAL | OF_MIS_GLOBAL))
+		commit_misroute(r, pk, act);
 }
 
 const struct dp_routing_engine dp_ofar_engine = {
 	.select = ofar_select,
+	.commit = ofar_commit,
 	.at_head = 1,
 };

@@ -12,6 +12,16 @@
 
 struct dp_router;
 
+/* A fully adaptive engine's choice for one attempt to move a packet
+ * (select): the output, and what leaving with it does to the packet and
+ * the router, which the engine applies (commit) only when the packet
+ * leaves with it; a packet that does not (it waits for its turn at the
+ * output, router.c allocate) chooses again as if it never had. */
+struct dp_choice {
+	uint8_t port, vc;
+	uint8_t act; /* the engine's own; 0: nothing to commit */
+};
+
 /* An algorithm's hooks; its name and what it needs of the control plane
  * are its line in control/algorithms.h. */
 struct dp_routing_engine {
@@ -26,10 +36,14 @@ struct dp_routing_engine {
 	/* Fully adaptive engines (OFAR) instead of decide/route: at every
 	 * attempt to move the packet at the head of an input queue, choose an
 	 * output and VC that can take it now (serializer free, credits for
-	 * the whole packet); 0 = none, try again later. in_port: the port
-	 * whose input queue holds the packet (a terminal port: injection). */
-	int (*select)(struct dp_router *r, struct dp_pkt *pk, uint32_t in_port,
-		      uint64_t now);
+	 * the whole packet) into *c; 0 = none, try again later. in_port: the
+	 * port whose input queue holds the packet (a terminal port:
+	 * injection). It changes neither the packet nor the router. */
+	int (*select)(const struct dp_router *r, const struct dp_pkt *pk,
+		      uint32_t in_port, uint64_t now, struct dp_choice *c);
+	/* The packet leaves with select's choice c (act != 0): apply it. */
+	void (*commit)(struct dp_router *r, struct dp_pkt *pk,
+		       const struct dp_choice *c);
 	/* Route at the head of the input queue at every router, not on
 	 * arrival: decide is then called at every router and chooses the
 	 * output itself (the adaptive engines of [FB] §3.1, OFAR). */
@@ -39,6 +53,18 @@ struct dp_routing_engine {
 	 * instead of the live counts, which each decision updates. */
 	uint8_t greedy;
 };
+
+/* Packet pk leaves router r with choice c of engine eng (select): its
+ * output, and the rest of the choice (commit). */
+static inline void dp_choice_apply(const struct dp_routing_engine *eng,
+				   struct dp_router *r, struct dp_pkt *pk,
+				   const struct dp_choice *c)
+{
+	pk->out_port = c->port;
+	pk->out_vc = c->vc;
+	if (c->act)
+		eng->commit(r, pk, c);
+}
 
 /* Every engine of control/algorithms.h's list, and dp_no_engine, which
  * stands where an algorithm does not run on a topology (engines.c). */
