@@ -325,7 +325,10 @@ static int ofar_select(const struct dp_router *r, const struct dp_pkt *pk,
 	int vc, blocked;
 
 	if (r->id == pk->dst_router) {
-		minp = pk->dst_term % run->p;
+		/* the terminal's port: dst_router = dst_term / p, so a
+		 * multiplication gives dst_term % p without a division (as
+		 * dp_table_route) */
+		minp = pk->dst_term - (uint32_t)pk->dst_router * run->p;
 		mp = &r->port[minp];
 		if (!idle(run, mp, now) || room(run, mp, 0) < pk->flits)
 			return 0;
