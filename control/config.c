@@ -53,6 +53,7 @@ static const char *const finish_names[] = {"keep", "stop", NULL};
 static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};
 static const char *const mis_policy_names[] = {"mm", "crg", "rrg", NULL};
 static const char *const mis_pick_names[] = {"random", "most-free", NULL};
+static const char *const mis_occ_names[] = {"queue", "downstream", NULL};
 static const char *const pb_names[] = {"piggyback", "direct", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 					"router-shift", NULL};
@@ -86,6 +87,10 @@ const char *df_mis_policy_name(enum df_mis_policy p)
 const char *df_mis_pick_name(enum df_mis_pick p)
 {
 	return mis_pick_names[p];
+}
+const char *df_mis_occ_name(enum df_mis_occ o)
+{
+	return mis_occ_names[o];
 }
 const char *df_pb_flags_name(enum df_pb_flags f)
 {
@@ -182,8 +187,8 @@ static const struct key_def keys[] = {
 	{"routing", "misroute_trigger", K_DBL, OFF(misroute_trigger), 0, 1,
 	 NULL,
 	 "OFAR: misroute only when the minimal port cannot take the packet "
-	 "and holds at least this fraction of its buffers (0: whenever it "
-	 "cannot)"},
+	 "and its occupancy (misroute_occupancy) is at least this fraction "
+	 "of its buffers (0: whenever it cannot)"},
 	{"routing", "misroute_policy", K_ENUM, OFF(misroute_policy), 0, 0,
 	 mis_policy_names,
 	 "OFAR global misrouting: crg (this router's global links), rrg (any "
@@ -191,6 +196,12 @@ static const struct key_def keys[] = {
 	 "rrg after)"},
 	{"routing", "misroute_pick", K_ENUM, OFF(misroute_pick), 0, 0,
 	 mis_pick_names, "OFAR: which eligible misroute to take"},
+	{"routing", "misroute_occupancy", K_ENUM, OFF(misroute_occupancy), 0, 0,
+	 mis_occ_names,
+	 "OFAR: an output's occupancy for the misroute trigger and threshold: "
+	 "queue (flits in use downstream plus the packets queued in this "
+	 "router whose minimal output it is) or downstream (in use "
+	 "downstream only)"},
 	{"routing", "escape", K_BOOL, OFF(escape), 0, 1, NULL,
 	 "OFAR: the escape subnetwork (off can deadlock: for watchdog "
 	 "demonstrations only)"},

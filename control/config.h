@@ -85,6 +85,13 @@ enum df_mis_policy {
 	DF_MIS_RRG = 2, /* any router's of the source group */
 };
 
+/* OFAR: what an output's occupancy counts, for the misrouting trigger and
+ * threshold (dataplane/routing/ofar.c) */
+enum df_mis_occ {
+	DF_OCC_QUEUE = 0,      /* in use downstream + queued here for it */
+	DF_OCC_DOWNSTREAM = 1, /* in use downstream only, as credits say */
+};
+
 /* OFAR: which eligible misroute to take */
 enum df_mis_pick {
 	DF_PICK_RANDOM = 0,
@@ -171,6 +178,7 @@ struct df_config {
 	double misroute_trigger;   /* min output this full before misrouting */
 	enum df_mis_policy misroute_policy;
 	enum df_mis_pick misroute_pick;
+	enum df_mis_occ misroute_occupancy;
 	enum df_escape_net escape_net;
 	uint32_t tree_root; /* G_root: the tree's root group */
 	enum df_ring_dir ring;
@@ -245,6 +253,7 @@ const char *df_process_name(enum df_process p);
 const char *df_cm_name(enum df_cm c);
 const char *df_mis_policy_name(enum df_mis_policy p);
 const char *df_mis_pick_name(enum df_mis_pick p);
+const char *df_mis_occ_name(enum df_mis_occ o);
 const char *df_pb_flags_name(enum df_pb_flags f);
 const char *df_mode_name(enum df_mode m);
 const char *df_ring_dir_name(enum df_ring_dir d);

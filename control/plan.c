@@ -171,8 +171,9 @@ static void ofar_summary(const struct df_plan *pl, FILE *f)
 	fprintf(f,
 		"  routing      ofar: in-transit adaptive, misroute when the "
 		"minimal port is blocked and %.0f %% full, to a port at most "
-		"%.2f x as full (%s, %s), cm %s",
+		"%.2f x as full (occupancy: %s; %s, %s), cm %s",
 		c->misroute_trigger * 100, c->misroute_threshold,
+		df_mis_occ_name(c->misroute_occupancy),
 		df_mis_policy_name(c->misroute_policy),
 		df_mis_pick_name(c->misroute_pick), df_cm_name(c->cm));
 	if (c->cm == DF_CM_BCM)

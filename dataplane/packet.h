@@ -36,6 +36,7 @@ struct dp_pkt {
 	uint8_t hops; /* router-to-router hops taken */
 	uint8_t flags;
 	uint8_t esc_n;	   /* OFAR: escape-ring entries so far */
+	uint8_t wait_port; /* OFAR: the minimal output it waits for here */
 	uint16_t lmis_grp; /* OFAR: 1 + group of the last local misroute */
 	/* vc-ordered (PB, piggybacked): DP_PB_STAMP, the sending router's
 	 * index in its group << 24 and its global channels' congestion

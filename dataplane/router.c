@@ -136,6 +136,8 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		q->tail++;
 		qmask_set(r, k * DP_VC_STRIDE + pk->vc);
 		pk->out_port = DF_PORT_NONE;
+		if (r->eng->queued != NULL)
+			r->eng->queued(r, pk);
 		if (p->cls != DF_LINK_TERMINAL) {
 			/* In transit the route does not depend on time: take
 			 * it now, so the output's queue counts this packet
@@ -386,6 +388,8 @@ static inline int try_select(struct dp_router *r, uint32_t qi,
 	/* nothing is applied before the move is certain */
 	if (r->oq_cap && !dp_xbar_can(ip, op, c.vc, pk->flits, r->oq_cap, now))
 		return 0;
+	if (r->eng->queued != NULL)
+		r->port[pk->wait_port].waiting[0] -= pk->flits;
 	dp_choice_apply(r->eng, r, pk, &c);
 	if (r->oq_cap)
 		return xbar_cross(r, qi, op, m, now);

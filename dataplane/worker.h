@@ -50,6 +50,7 @@ struct dp_run {
 	uint32_t trigger_q8;  /* misroute_trigger x 256 */
 	enum df_mis_policy mis_policy;
 	enum df_mis_pick mis_pick;
+	enum df_mis_occ mis_occ;
 	uint32_t escape_cap;
 	enum df_cm cm;
 	uint32_t bcm_bubble;

@@ -526,6 +526,7 @@ void emu_init_run(struct emu *e)
 		run->trigger_q8 = (uint32_t)(c->misroute_trigger * 256 + 0.5);
 		run->mis_policy = c->misroute_policy;
 		run->mis_pick = c->misroute_pick;
+		run->mis_occ = c->misroute_occupancy;
 		run->escape_cap = c->escape_cap;
 		run->cm = c->cm;
 		run->bcm_bubble = c->bcm_bubble;

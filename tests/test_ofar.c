@@ -342,6 +342,7 @@ static void test_misroute_engine(void)
 	struct dp_link *ml = &g.links[src * g.topo.nports + minp];
 	uint32_t cap = ncanon(minp) * RIG_FLITS, a, b;
 	struct dp_pkt pk;
+	int moved;
 
 	two_locals(&a, &b);
 	CHECK(a != UINT32_MAX && b != UINT32_MAX, "two other local ports");
@@ -356,9 +357,25 @@ static void test_misroute_engine(void)
 	      "trigger 0.5: minimal port busy at %u/%u flits: the packet "
 	      "waits",
 	      cap / 2 - 1, cap);
+	/* the occupancy (misroute_occupancy): a packet queued here for
+	 * the minimal port counts with "queue", not with "downstream" */
+	r->port[minp].waiting[0] = FLITS;
+	g.run.mis_occ = DF_OCC_DOWNSTREAM;
+	pk = packet(0, 0);
+	CHECK(!sel(&pk, 0),
+	      "downstream occupancy: %u flits downstream and a packet queued "
+	      "here: the packet waits",
+	      cap / 2 - 1);
+	g.run.mis_occ = DF_OCC_QUEUE;
+	pk = packet(0, 0);
+	moved = sel(&pk, 0);
+	CHECK(moved && pk.out_port != minp,
+	      "queue occupancy: the same, misrouted (port %u)", pk.out_port);
+	r->port[minp].waiting[0] = 0;
 	r->port[minp].credits[0]--;
 	pk = packet(0, 0);
-	CHECK(sel(&pk, 0) && pk.out_port != minp,
+	moved = sel(&pk, 0);
+	CHECK(moved && pk.out_port != minp,
 	      "... at %u/%u flits: misrouted (port %u)", cap / 2, cap,
 	      pk.out_port);
 	g.run.trigger_q8 = 0;

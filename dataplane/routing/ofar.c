@@ -246,6 +246,23 @@ static uint32_t capacity(const struct dp_run *run, const struct dp_port *p)
 	return c;
 }
 
+/* An output's occupancy as the misrouting rules read it (misroute_occupancy):
+ * in use downstream, and with "queue" (the default) also the packets
+ * queued in this router whose minimal output it is (ofar_queued). [OC]
+ * names the minimal output's queue without saying, for its input-queued
+ * router, what that queue holds. Downstream alone misses a link that
+ * only its bandwidth limits: under ADV+2 the minimal global link's far
+ * buffer drains as fast as it fills while packets pile up in front of
+ * it, so a trigger on it held back the misroutes the pattern needs
+ * (docs/routing.md, "OFAR"). The packets in front of an output are what
+ * [DF] §3 counts as its queue, and UGAL-L here reads the same. */
+static uint32_t mis_occupancy(const struct dp_run *run, const struct dp_port *p)
+{
+	uint32_t q = occupancy(run, p);
+
+	return run->mis_occ == DF_OCC_QUEUE ? q + p->waiting[0] : q;
+}
+
 /* Step 4: a misroute (ofar_misroute.h's trigger, candidates and pick),
  * or 0. blocked: the minimal output cannot take the packet now. */
 static int misroute(const struct dp_router *r, const struct dp_pkt *pk,
@@ -257,7 +274,7 @@ static int misroute(const struct dp_router *r, const struct dp_pkt *pk,
 	uint32_t cand[64], cvc[64], cocc[64], n = 0, i;
 	uint32_t dg = tb->group_of[pk->dst_router];
 	uint32_t src_group = tb->group_of[pk->src_term / run->p];
-	uint32_t min_occ = occupancy(run, &r->port[minp]);
+	uint32_t min_occ = mis_occupancy(run, &r->port[minp]);
 	int global_ok = r->group == src_group && dg != r->group &&
 			!(pk->flags & DP_PKT_NONMIN);
 	/* CRG, RRG or MM: may a global misroute begin with a local hop to
@@ -288,7 +305,7 @@ static int misroute(const struct dp_router *r, const struct dp_pkt *pk,
 			continue;
 		if (!(p->cls == DF_LINK_LOCAL ? local_ok : global_ok))
 			continue;
-		occ = occupancy(run, p);
+		occ = mis_occupancy(run, p);
 		if (!any && !dp_ofar_eligible(occ, min_occ, run->misroute_q8))
 			continue;
 		vc = best_vc(run, p, need);
@@ -415,8 +432,26 @@ static void ofar_commit(struct dp_router *r, struct dp_pkt *pk,
 		commit_misroute(r, pk, act);
 }
 
+/* A packet entered an input queue of r: count it waiting for its minimal
+ * output here (the router takes it back when the packet moves). */
+static void ofar_queued(struct dp_router *r, struct dp_pkt *pk)
+{
+	const struct dp_run *run = r->lc->run;
+	const struct df_tables *tb = run->tb;
+	uint32_t minp;
+
+	if (r->id == pk->dst_router)
+		minp = pk->dst_term - (uint32_t)pk->dst_router * run->p;
+	else
+		minp = tb->port_to_router[r->id * tb->nrouters +
+					  pk->dst_router];
+	pk->wait_port = (uint8_t)minp;
+	r->port[minp].waiting[0] += pk->flits;
+}
+
 const struct dp_routing_engine dp_ofar_engine = {
 	.select = ofar_select,
 	.commit = ofar_commit,
+	.queued = ofar_queued,
 	.at_head = 1,
 };
