@@ -8,7 +8,8 @@ OFAR with the ring and BCM. On it:
 
   oc-un, oc-adv  PB (vc-ordered, 3/2) against OFAR Ring and Tree with BCM
                  and ECM (2/1(+1)), the Tree without CM, and Ring+BCM
-                 with 3/2(+1), under UN and ADV+2 (= ADV+h here)
+                 with 3/2(+1), also with the misrouting trigger at 0.5,
+                 under UN and ADV+2 (= ADV+h here)
                                                    ([OC] Figs. 2, 6-7)
   oc-batch       consumption runs of 2000 packets per terminal, UN and
                  ADV+2, with the longest path and escape entries
@@ -27,7 +28,8 @@ VARIANTS = ["vc-ordered:links.vcs=3/2", "ofar",
             "ofar:routing.escape_net=tree", "ofar:routing.cm=ecm",
             "ofar:routing.escape_net=tree:routing.cm=ecm",
             "ofar:routing.escape_net=tree:routing.cm=none",
-            "ofar:links.vcs=3/2+1"]
+            "ofar:links.vcs=3/2+1",
+            "ofar:links.vcs=3/2+1:routing.misroute_trigger=0.5"]
 NAMES = {"vc-ordered:links.vcs=3/2": "PB (vc-ordered 3/2)",
          "ofar": "Ring+BCM 2/1(+1)",
          "ofar:routing.escape_net=tree": "Tree+BCM 2/1(+1)",
@@ -36,6 +38,8 @@ NAMES = {"vc-ordered:links.vcs=3/2": "PB (vc-ordered 3/2)",
          "ofar:routing.escape_net=tree:routing.cm=none":
          "Tree, no CM, 2/1(+1)",
          "ofar:links.vcs=3/2+1": "Ring+BCM 3/2(+1)",
+         "ofar:links.vcs=3/2+1:routing.misroute_trigger=0.5":
+         "Ring+BCM 3/2(+1), trigger 0.5",
          "ofar:routing.cm=none": "Ring, no CM, 2/1(+1)"}
 # the consumption runs also have the ring without CM (Fig. 10(b)'s pair)
 BATCH = VARIANTS + ["ofar:routing.cm=none"]
