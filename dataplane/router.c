@@ -136,17 +136,21 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		q->tail++;
 		qmask_set(r, k * DP_VC_STRIDE + pk->vc);
 		pk->out_port = DF_PORT_NONE;
-		if (r->eng->queued != NULL)
-			r->eng->queued(r, pk);
-		if (p->cls != DF_LINK_TERMINAL) {
+		if (p->cls != DF_LINK_TERMINAL)
+			pk->hops++;
+		if (unlikely(r->eng->at_head)) {
+			/* routed at the head of the queue; OFAR counts it
+			 * for its minimal output meanwhile */
+			if (r->eng->queued != NULL)
+				r->eng->queued(r, pk);
+		} else if (p->cls != DF_LINK_TERMINAL &&
+			   pk->phase != DF_PH_SRC_MIN) {
 			/* In transit the route does not depend on time: take
 			 * it now, so the output's queue counts this packet
 			 * while it waits. A packet on a provisional minimal
 			 * hop (PAR) is decided again at the head of the
 			 * queue instead, on the occupancy of that moment. */
-			pk->hops++;
-			if (pk->phase != DF_PH_SRC_MIN && !r->eng->at_head)
-				route_here(r, pk);
+			route_here(r, pk);
 		}
 		n++;
 	}
