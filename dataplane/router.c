@@ -384,8 +384,16 @@ static inline int try_select(struct dp_router *r, uint32_t qi,
 
 	if (r->oq_cap && ip->xin_free > now)
 		return 0;
-	if (!r->eng->select(r, pk, qi / DP_VC_STRIDE, now, &c))
+	if (!r->eng->select(r, pk, qi / DP_VC_STRIDE, now, &c)) {
+		/* It could not leave now, so it does not leave before now
+		 * whatever it takes later: its ready time (leave,
+		 * xbar_cross) moves up. Otherwise a head that waits by
+		 * choice (misroute_trigger) and then misroutes to an
+		 * output idle all along would start back at its arrival. */
+		if (pk->due_tsc < now)
+			pk->due_tsc = now;
 		return 0;
+	}
 	op = &r->port[c.port];
 	if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
 		return -1;

@@ -167,8 +167,11 @@ static void race(struct rig *g, const struct scene *sc, struct rival *rv, int n,
 {
 	for (int k = 0; k < NPORTS; k++) {
 		struct dp_port *p = &g->r->port[k];
+		/* each race's clock starts again at 1000 */
+		g->out[k].busy_until = 0;
 		for (int v = 0; v < NVC; v++) {
 			p->q[v].head = p->q[v].tail;
+			p->q[v].last_start = 0;
 			p->waiting[v] = 0;
 			p->oq[v].head = p->oq[v].tail = 0;
 			p->oq[v].flits = 0;
