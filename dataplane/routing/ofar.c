@@ -246,6 +246,20 @@ static uint32_t capacity(const struct dp_run *run, const struct dp_port *p)
 	return c;
 }
 
+/* The packet's minimal output here: at its destination router the
+ * terminal's port (dst_router = dst_term / p, so a multiplication gives
+ * dst_term % p without a division, as dp_table_route), else the port
+ * toward that router. */
+static inline uint32_t minimal_port(const struct dp_run *run,
+				    const struct df_tables *tb,
+				    const struct dp_router *r,
+				    const struct dp_pkt *pk)
+{
+	if (r->id == pk->dst_router)
+		return pk->dst_term - (uint32_t)pk->dst_router * run->p;
+	return tb->port_to_router[r->id * tb->nrouters + pk->dst_router];
+}
+
 /* An output's occupancy as the misrouting rules read it (misroute_occupancy):
  * in use downstream, and with "queue" (the default) also the packets
  * queued in this router whose minimal output it is (ofar_queued). [OC]
@@ -341,19 +355,14 @@ static int ofar_select(const struct dp_router *r, const struct dp_pkt *pk,
 	const struct dp_port *mp;
 	int vc, blocked;
 
+	minp = minimal_port(run, tb, r, pk);
+	mp = &r->port[minp];
 	if (r->id == pk->dst_router) {
-		/* the terminal's port: dst_router = dst_term / p, so a
-		 * multiplication gives dst_term % p without a division (as
-		 * dp_table_route) */
-		minp = pk->dst_term - (uint32_t)pk->dst_router * run->p;
-		mp = &r->port[minp];
 		if (!idle(run, mp, now) || room(run, mp, 0) < pk->flits)
 			return 0;
 		return take(pk, c, minp, 0,
 			    pk->flags & DP_PKT_ESCAPE ? OF_ESC_OUT : 0);
 	}
-	minp = tb->port_to_router[r->id * tb->nrouters + pk->dst_router];
-	mp = &r->port[minp];
 	if (pk->flags & DP_PKT_ESCAPE) {
 		if (pk->esc_n < run->escape_cap && idle(run, mp, now) &&
 		    (vc = best_vc(run, mp, need)) >= 0)
@@ -437,14 +446,9 @@ static void ofar_commit(struct dp_router *r, struct dp_pkt *pk,
 static void ofar_queued(struct dp_router *r, struct dp_pkt *pk)
 {
 	const struct dp_run *run = r->lc->run;
-	const struct df_tables *tb = run->tb;
-	uint32_t minp;
+	uint32_t minp = minimal_port(
+		run, __atomic_load_n(&run->tb, __ATOMIC_ACQUIRE), r, pk);
 
-	if (r->id == pk->dst_router)
-		minp = pk->dst_term - (uint32_t)pk->dst_router * run->p;
-	else
-		minp = tb->port_to_router[r->id * tb->nrouters +
-					  pk->dst_router];
 	pk->wait_port = (uint8_t)minp;
 	r->port[minp].waiting[0] += pk->flits;
 }
