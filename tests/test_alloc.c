@@ -18,11 +18,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "lone_router.h"
 #include "router.h"
 #include "routing.h"
 #include "worker.h"
 
-#define NPORTS 4 /* 0 terminal, 1 and 2 local, 3 global */
+#define NPORTS LONE_PORTS /* 0 terminal, 1 and 2 local, 3 global */
 #define NVC    2
 #define FLITS  4
 #define DEPTH  8    /* packets per input queue */
@@ -55,22 +56,10 @@ static int link_init(struct dp_link *l)
 
 static int rig_init(struct rig *g)
 {
-	static const uint8_t cls[NPORTS] = {DF_LINK_TERMINAL, DF_LINK_LOCAL,
-					    DF_LINK_LOCAL, DF_LINK_GLOBAL};
-	size_t sz = sizeof(struct dp_router) + NPORTS * sizeof(struct dp_port);
-
 	memset(g, 0, sizeof(*g));
-	g->lc = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*g->lc), 64));
-	g->r = aligned_alloc(64, RTE_ALIGN_CEIL(sz, 64));
-	if (!g->lc || !g->r)
+	if (lone_router(&g->run, &g->lc, &g->r))
 		return -1;
-	memset(g->lc, 0, sizeof(*g->lc));
-	memset(g->r, 0, sz);
-	g->lc->run = &g->run;
-	g->lc->next_event = UINT64_MAX;
-	g->r->lc = g->lc;
 	g->r->eng = &dp_min_engine;
-	g->r->nports = NPORTS;
 	g->r->nq = NPORTS * DP_VC_STRIDE;
 	g->r->nqw = (g->r->nq + 63) / 64;
 	for (int k = 0; k < NPORTS; k++) {
@@ -78,7 +67,6 @@ static int rig_init(struct rig *g)
 
 		if (link_init(&g->out[k]) || link_init(&g->in[k]))
 			return -1;
-		p->cls = cls[k];
 		p->nvc = NVC;
 		p->out = &g->out[k];
 		p->in = &g->in[k];

@@ -13,9 +13,10 @@
 #include <rte_ring.h>
 
 #include "check.h"
+#include "lone_router.h"
 #include "credit.h"
 
-#define NPORTS 4 /* 0 terminal, 1 and 2 local, 3 global */
+#define NPORTS LONE_PORTS /* 0 terminal, 1 and 2 local, 3 global */
 #define NVC    2
 #define QSIZE  256
 #define LAT    50 /* credit latency, TSC */
@@ -30,22 +31,10 @@ struct rig {
 
 static int rig_init(struct rig *g)
 {
-	static const uint8_t cls[NPORTS] = {DF_LINK_TERMINAL, DF_LINK_LOCAL,
-					    DF_LINK_LOCAL, DF_LINK_GLOBAL};
-	size_t sz = sizeof(struct dp_router) + NPORTS * sizeof(struct dp_port);
-
 	memset(g, 0, sizeof(*g));
 	g->run.credit_delay = 1;
-	g->lc = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*g->lc), 64));
-	g->r = aligned_alloc(64, RTE_ALIGN_CEIL(sz, 64));
-	if (!g->lc || !g->r)
+	if (lone_router(&g->run, &g->lc, &g->r))
 		return -1;
-	memset(g->lc, 0, sizeof(*g->lc));
-	memset(g->r, 0, sz);
-	g->lc->run = &g->run;
-	g->lc->next_event = UINT64_MAX;
-	g->r->lc = g->lc;
-	g->r->nports = NPORTS;
 	for (int k = 0; k < NPORTS; k++) {
 		struct dp_port *p = &g->r->port[k];
 
@@ -54,7 +43,6 @@ static int rig_init(struct rig *g)
 		g->link[k].credit_lat_tsc = LAT;
 		if (g->link[k].cred == NULL)
 			return -1;
-		p->cls = cls[k];
 		p->nvc = NVC;
 		p->in = &g->link[k];
 		p->ctq_mask = p->dq_mask = QSIZE - 1;
