@@ -44,14 +44,29 @@ def group_channels(rep, group=0):
     return [l["busy"] for l in minimal + same + rest]
 
 
+def late_md(f, reps):
+    """One line on the host keeping up in these runs: a section's
+    figures from a run that fell behind are the host's, not the
+    network's."""
+    reps = [r for r in reps if r]
+    if not reps:
+        return
+    behind = sum(1 for r in reps if not r.get("kept_real_time", True))
+    f.write("Lateness p99 over these %d runs: max %.0f us; %d not in "
+            "real time\n\n" % (len(reps), max(r["lateness_ns"]["p99"]
+                                             for r in reps) / 1e3, behind))
+
+
 def run_fig9(args, run_dfemu, gnuplot):
-    out = {}
+    """Group 0's channel loads per (router, algorithm), and the reports."""
+    out, reps = {}, []
     for label, sets in ROUTERS:
         for alg in ("ugal-l", "ugal-g"):
             rep = run_dfemu(args, ["routing.algorithm=" + alg,
                                    "traffic.pattern=adversarial",
                                    "traffic.load=0.2"] + sets)
             out[(label, alg)] = group_channels(rep) if rep else None
+            reps.append(rep)
     path = os.path.join(args.out, "fig9.csv")
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
@@ -79,10 +94,11 @@ def run_fig9(args, run_dfemu, gnuplot):
                  'set boxwidth 0.8', 'set grid ytics',
                  'plot "%s" u 2:xtic(1) t "UGAL-L", "" u 3 t "UGAL-G"'
                  % dat])
-    return out
+    return out, reps
 
 
-def fig9_md(f, out, table):
+def fig9_md(f, res, table):
+    out, reps = res
     f.write("## [DF] Fig. 9: global channel utilisation, WC load 0.2\n\n"
             "Group 0's global channels: the minimal one (to group 1), "
             "the other on its router (h = 2), then the group's six "
@@ -99,6 +115,7 @@ def fig9_md(f, out, table):
                      "%.2f" % (busy[1] / max(sum(rest) / len(rest), 1e-9))])
     table(f, ["router", "algorithm", "minimal", "same router",
               "the others (avg)", "same router / others"], rows)
+    late_md(f, reps)
 
 
 def creditloop_cases(quick):
@@ -168,3 +185,4 @@ def creditloop_md(f, out, table):
                      "agree" if abs(ratio - 1) <= 0.03 else "DISAGREE"])
     table(f, ["router", "buffer (flits)", "round trip (flit times)",
               "bound", "measured", "measured / bound", "verdict"], rows)
+    late_md(f, [x[5] for x in out])
