@@ -16,6 +16,8 @@
 #include "worker.h"
 #include "xbar.h"
 
+#include <rte_prefetch.h>
+
 static inline void qmask_set(struct dp_router *r, uint32_t i)
 {
 	r->qmask[i >> 6] |= 1ULL << (i & 63);
@@ -285,6 +287,36 @@ static unsigned oq_drain(struct dp_router *r, uint64_t now)
 	return n;
 }
 
+/* The routing state of the packets at the heads of the queues in mask,
+ * asked for at once. On a large network each is a cache miss, and
+ * switch allocation would take them one after another
+ * (docs/performance.md, "Cost per hop against size"). */
+static inline void prefetch_heads(const struct dp_router *r,
+				  const uint64_t *mask, uint32_t nw)
+{
+	for (uint32_t wi = 0; wi < nw; wi++)
+		for (uint64_t b = mask[wi]; b; b &= b - 1) {
+			uint32_t qi = wi * 64 + (uint32_t)__builtin_ctzll(b);
+			const struct dp_vcq *q = &r->port[qi / DP_VC_STRIDE]
+							  .q[qi % DP_VC_STRIDE];
+
+			rte_prefetch0(dp_pkt(q->slot[q->head & q->mask]));
+		}
+}
+
+/* The same for the packets at the heads of the links into ports, which
+ * receive reads next. */
+static inline void prefetch_arrivals(const struct dp_router *r, uint64_t ports)
+{
+	for (; ports; ports &= ports - 1) {
+		struct dp_link *l = r->port[__builtin_ctzll(ports)].in;
+
+		if (dp_fifo_any(&l->pkt_rx, &l->pkt_tx))
+			rte_prefetch0(
+				dp_pkt(l->pkt[l->pkt_rx.own & l->mask].m));
+	}
+}
+
 /* Does queue qi come, in this step's order from start, before output
  * op's pointer (port.arb)? */
 static inline int before_pointer(const struct dp_router *r,
@@ -472,6 +504,7 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	}
 	if (any == 0)
 		return 0;
+	prefetch_heads(r, mask, nw);
 	if (unlikely(r->eng->greedy))
 		for (uint32_t k = 0; k < r->nports; k++)
 			r->port[k].snap = dp_port_occ(&r->port[k], -1);
@@ -528,6 +561,7 @@ unsigned dp_router_step(struct dp_router *r, uint64_t now)
 	uint64_t ports = r->poll | r->always;
 
 	r->poll = 0;
+	prefetch_arrivals(r, ports);
 	while (ports) {
 		uint32_t k = (uint32_t)__builtin_ctzll(ports);
 		struct dp_port *p = &r->port[k];
