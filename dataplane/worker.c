@@ -52,6 +52,20 @@ static void take_notes(struct dp_lcore *lc)
 			dp_wake_arm(lc->wheel, lc->xwakes[i], 0);
 }
 
+/* The next active node in word wi's bits still to step, if it is a
+ * terminal: its arrival asked for now (dp_term_prefetch). */
+static inline void prefetch_next(struct dp_lcore *lc, uint32_t wi,
+				 uint64_t bits)
+{
+	uint32_t j;
+
+	if (bits == 0)
+		return;
+	j = wi * 64 + (uint32_t)__builtin_ctzll(bits);
+	if (j < lc->nterms)
+		dp_term_prefetch(lc->terms[j]);
+}
+
 /* The active nodes, terminals first: each stays active while it has work
  * of its own; the others wait for their wakes (wheel.h). */
 static unsigned step_nodes(struct dp_lcore *lc, uint64_t now)
@@ -71,6 +85,8 @@ static unsigned step_nodes(struct dp_lcore *lc, uint64_t now)
 			bits &= bits - 1;
 			if (i < lc->nterms) {
 				struct dp_term *t = lc->terms[i];
+
+				prefetch_next(lc, wi, bits);
 				work += dp_term_step(t, now);
 				busy = dp_term_busy(t);
 			} else {
