@@ -309,11 +309,11 @@ static inline void prefetch_heads(const struct dp_router *r,
 static inline void prefetch_arrivals(const struct dp_router *r, uint64_t ports)
 {
 	for (; ports; ports &= ports - 1) {
-		struct dp_link *l = r->port[__builtin_ctzll(ports)].in;
+		const struct dp_flight *f =
+			dp_link_peek(r->port[__builtin_ctzll(ports)].in);
 
-		if (dp_fifo_any(&l->pkt_rx, &l->pkt_tx))
-			rte_prefetch0(
-				dp_pkt(l->pkt[l->pkt_rx.own & l->mask].m));
+		if (f != NULL)
+			rte_prefetch0(dp_pkt(f->m));
 	}
 }
 

@@ -213,14 +213,12 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now);
  * misses in turn (docs/performance.md, "The heads asked for at once"). */
 static inline void dp_term_prefetch(struct dp_term *t)
 {
-	struct dp_link *l = t->port.in;
-	struct rte_mbuf *m;
+	const struct dp_flight *f;
 
-	if (l == NULL || !dp_fifo_any(&l->pkt_rx, &l->pkt_tx))
+	if (t->port.in == NULL || (f = dp_link_peek(t->port.in)) == NULL)
 		return;
-	m = l->pkt[l->pkt_rx.own & l->mask].m;
-	rte_prefetch0(m);
-	rte_prefetch0(dp_pkt(m));
+	rte_prefetch0(f->m);
+	rte_prefetch0(dp_pkt(f->m));
 }
 /* Has the terminal work of its own for the next sweep? */
 int dp_term_busy(const struct dp_term *t);
