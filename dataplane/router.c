@@ -290,7 +290,7 @@ static unsigned oq_drain(struct dp_router *r, uint64_t now)
 /* The routing state of the packets at the heads of the queues in mask,
  * asked for at once. On a large network each is a cache miss, and
  * switch allocation would take them one after another
- * (docs/performance.md, "Cost per hop against size"). */
+ * (docs/performance.md, "The heads asked for at once"). */
 static inline void prefetch_heads(const struct dp_router *r,
 				  const uint64_t *mask, uint32_t nw)
 {

@@ -220,6 +220,7 @@ static inline void dp_term_prefetch(struct dp_term *t)
 	rte_prefetch0(f->m);
 	rte_prefetch0(dp_pkt(f->m));
 }
+
 /* Has the terminal work of its own for the next sweep? */
 int dp_term_busy(const struct dp_term *t);
 /* Discard what waits in the source queue (generation has ended). */
