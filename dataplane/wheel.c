@@ -66,11 +66,23 @@ void dp_wheel_advance(struct dp_wheel *wh, uint64_t now)
 		s1 = (end >> DP_WHEEL_BITS) - (DP_WHEEL_SLOTS - 1);
 	for (; s1 <= end >> DP_WHEEL_BITS; s1++)
 		cascade(wh, s1);
-	for (; s <= end; s++) {
+	/* the fine slots with wakes, a word of the used mask at a time:
+	 * a sweep passes hundreds of slots, most of them empty (and
+	 * fire_slot may put a wake in a later one, so the word is read
+	 * again after each) */
+	while (s <= end) {
 		uint32_t i = (uint32_t)(s & (DP_WHEEL_SLOTS - 1));
+		uint64_t w = wh->fine.used[i >> 6] >> (i & 63);
 
-		if (wh->fine.used[i >> 6] & (1ULL << (i & 63)))
-			fire_slot(wh, s, now);
+		if (w == 0) {
+			s += 64 - (i & 63);
+			continue;
+		}
+		s += (uint64_t)__builtin_ctzll(w);
+		if (s > end)
+			break;
+		fire_slot(wh, s, now);
+		s++;
 	}
 	wh->cur = end;
 }
