@@ -329,6 +329,15 @@ static inline int before_pointer(const struct dp_router *r,
 	       (a >= start ? a - start : a + nq - start);
 }
 
+/* The head packet of a queue cannot leave now, for a reason no timer
+ * ends (credits, which wake the router when they come; a choice; the
+ * crossbar): the router is stepped again on the next sweep (allocate). */
+static inline int no_park(struct dp_router *r)
+{
+	r->park_until = 0;
+	return 0;
+}
+
 /* The head packet m of queue qi leaves on output op, which can take it
  * now (its waiting flits already settled). */
 static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
@@ -382,18 +391,23 @@ static inline int try_routed(struct dp_router *r, uint32_t qi,
 		reroute(r, op, pk, ip->cls == DF_LINK_TERMINAL);
 		op = &r->port[pk->out_port];
 		if (op->out->down)
-			return 0;
+			return no_park(r);
 	}
 	if (r->oq_cap) {
 		if (!dp_xbar_can(ip, op, pk->out_vc, pk->flits, r->oq_cap, now))
-			return 0;
+			return no_park(r);
 		op->waiting[pk->out_vc] -= pk->flits;
 		return xbar_cross(r, qi, op, m, now);
 	}
 	/* the serializer must be free (docs/design.md, A packet's path) and
 	 * the downstream VC must have room for the whole packet (VCT) */
-	if (op->out->busy_until > now || op->credits[pk->out_vc] < pk->flits)
+	if (op->out->busy_until > now) {
+		if (op->out->busy_until < r->park_until)
+			r->park_until = op->out->busy_until;
 		return 0;
+	}
+	if (op->credits[pk->out_vc] < pk->flits)
+		return no_park(r);
 	op->waiting[pk->out_vc] -= pk->flits;
 	return leave(r, qi, op, m, now);
 }
@@ -415,7 +429,7 @@ static inline int try_select(struct dp_router *r, uint32_t qi,
 	struct dp_choice c;
 
 	if (r->oq_cap && ip->xin_free > now)
-		return 0;
+		return no_park(r);
 	if (!r->eng->select(r, pk, qi / DP_VC_STRIDE, now, &c)) {
 		/* It could not leave now, so it does not leave before now
 		 * whatever it takes later: its ready time (leave,
@@ -424,14 +438,14 @@ static inline int try_select(struct dp_router *r, uint32_t qi,
 		 * output idle all along would start back at its arrival. */
 		if (pk->due_tsc < now)
 			pk->due_tsc = now;
-		return 0;
+		return no_park(r);
 	}
 	op = &r->port[c.port];
 	if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
 		return -1;
 	/* nothing is applied before the move is certain */
 	if (r->oq_cap && !dp_xbar_can(ip, op, c.vc, pk->flits, r->oq_cap, now))
-		return 0;
+		return no_park(r);
 	if (r->eng->queued != NULL)
 		r->port[pk->wait_port].waiting[0] -= pk->flits;
 	dp_choice_apply(r->eng, r, pk, &c);
@@ -471,6 +485,34 @@ static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
 }
 
 /*
+ * Every packet still queued after switch allocation waits for an output's
+ * serializer (try_routed), the first free at park_until: the router need
+ * not be stepped before then unless a packet or a credit comes, which
+ * wake it anyway. So it parks: its wake goes in the worker's wheel at
+ * park_until, and it stops counting as busy (dp_router_busy). At low load
+ * most queued packets wait for a serializer, and a router stepped on
+ * every sweep meanwhile made every sweep longer (docs/performance.md,
+ * "Steps that find nothing"). Returns 0 when it cannot park: a packet
+ * waits for something else, or its wake is already queued for later than
+ * park_until (a wheel entry cannot move).
+ */
+static int park(struct dp_router *r, uint64_t now)
+{
+	struct dp_wake *w = &r->park_wake;
+
+	if (r->park_until <= now || w->wh == NULL)
+		return 0;
+	if (w->state == DP_WAKE_QUEUED) {
+		if (w->due > r->park_until)
+			return 0;
+	} else {
+		dp_wheel_insert(w->wh, w, r->park_until);
+	}
+	r->parked = 1;
+	return 1;
+}
+
+/*
  * Switch allocation: each non-empty input queue tries to send its head
  * packet once per step, the queues in round-robin order from rr (the one
  * after the last that moved), and each output takes the queues that want
@@ -492,11 +534,14 @@ static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
  */
 static unsigned allocate(struct dp_router *r, uint64_t now)
 {
-	uint64_t mask[DP_QWORDS], later[DP_QWORDS], any = 0;
+	uint64_t mask[DP_QWORDS], later[DP_QWORDS], any = 0, left = 0;
 	uint32_t start = r->rr, last = UINT32_MAX, nw = r->nqw;
 	/* first pass: defer to the output's turn */
 	uint32_t defer = start;
 	unsigned moved = 0;
+
+	r->parked = 0;
+	r->park_until = UINT64_MAX;
 
 	for (uint32_t wi = 0; wi < nw; wi++) {
 		any |= mask[wi] = r->qmask[wi];
@@ -528,6 +573,11 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 					if (rc > 0) {
 						moved++;
 						last = qi;
+						/* the next packet is tried
+						 * on the next step */
+						if (r->qmask[wi] &
+						    (1ULL << (qi & 63)))
+							r->park_until = 0;
 					} else if (rc < 0) {
 						later[wi] |= 1ULL << (qi & 63);
 					}
@@ -546,10 +596,12 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	}
 	if (last != UINT32_MAX)
 		r->rr = last + 1 == r->nq ? 0 : last + 1;
-	/* Still blocked packets: do not let the lcore sleep. */
 	for (uint32_t wi = 0; wi < nw; wi++)
-		if (r->qmask[wi])
-			r->lc->next_event = now;
+		left |= r->qmask[wi];
+	/* Still blocked packets: sleep until a serializer is free, or do
+	 * not let the lcore sleep. */
+	if (left && !park(r, now))
+		r->lc->next_event = now;
 	return moved;
 }
 

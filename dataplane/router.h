@@ -7,6 +7,7 @@
 #include <rte_common.h>
 
 #include "port.h"
+#include "wheel.h"
 
 struct dp_lcore;
 struct dp_routing_engine;
@@ -35,8 +36,15 @@ struct dp_router {
 	/* [router] output_buffer_flits (xbar.h; 0: no output queues), and
 	 * the ports whose output queues hold packets */
 	uint64_t oq_ports;
+	/* Its queued packets all wait for an output's serializer: the
+	 * router sleeps until the first is free, park_until (park_wake;
+	 * NULL wheel: never), not stepped on every sweep meanwhile
+	 * (router.c, park). Here, not with park_wake: every step reads
+	 * them. */
+	uint64_t park_until;
 	uint32_t oq_cap;
 	uint32_t nqw; /* words of qmask in use: (nq + 63) / 64 */
+	uint32_t parked;
 	uint64_t forwarded;
 	uint64_t qmask[DP_QWORDS]; /* non-empty input queues, bit
 				    * port * DP_VC_STRIDE + vc */
@@ -51,6 +59,8 @@ struct dp_router {
 	 * otherwise): the flags the last packet from each router of the
 	 * group carried in, [its index in the group] (ugal.c) */
 	uint32_t *pb_seen;
+	struct dp_wake park_wake;
+	uint64_t park_poll; /* park_wake's poll word (unused) */
 	struct dp_port port[] __rte_cache_aligned;
 } __rte_cache_aligned;
 
@@ -60,14 +70,15 @@ struct dp_router {
 unsigned dp_router_step(struct dp_router *r, uint64_t now);
 
 /* Has the router work of its own for the next sweep (packets queued in
- * its input or output queues, credits held back, ports polled on every
- * sweep)? */
+ * its input queues that are not parked, packets in its output queues,
+ * credits held back, ports polled on every sweep)? */
 static inline int dp_router_busy(const struct dp_router *r)
 {
 	uint64_t q = 0;
 
-	for (uint32_t w = 0; w < DP_QWORDS; w++)
-		q |= r->qmask[w];
+	if (!r->parked)
+		for (uint32_t w = 0; w < DP_QWORDS; w++)
+			q |= r->qmask[w];
 	return (q | r->dq_ports | r->oq_ports | r->always) != 0;
 }
 

@@ -463,6 +463,10 @@ static int build_wakes(struct emu *e)
 		for (uint32_t j = 0; j < lc->nrouters; j++) {
 			struct dp_router *ro = lc->routers[j];
 			ro->node = lc->nterms + j;
+			/* parked: until an output's serializer is free
+			 * (dataplane/router.c, park) */
+			wake_target(&ro->park_wake, lc->wheel, &ro->park_poll,
+				    0, ro->node);
 			for (uint32_t k = 0; k < ro->nports; k++) {
 				const struct df_port_info *pi =
 					&t->ports[ro->id * t->nports + k];
