@@ -27,8 +27,10 @@ struct dp_router {
 	uint32_t nports, nq; /* nq = nports * DP_VC_STRIDE input queues */
 	uint32_t node;	     /* index among its worker's nodes (wheel.h) */
 	uint32_t rr;	     /* round-robin start of switch allocation */
-	uint64_t poll;	     /* ports whose FIFOs have something due */
-	uint64_t always;     /* ports fed from another instance: every sweep */
+	/* ports whose packet FIFO, and those whose credit FIFO, has
+	 * something due (their wakes fired) */
+	uint64_t poll_pkt, poll_cred;
+	uint64_t always; /* ports fed from another instance: every sweep */
 	struct dp_lcore *lc;
 	/* = lc->run->eng, one load away in the hot loop */
 	const struct dp_routing_engine *eng;

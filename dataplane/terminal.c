@@ -510,19 +510,23 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now)
 {
 	struct dp_lcore *lc = t->lc;
 	struct dp_port *p = &t->port;
+	uint64_t poll = t->poll;
 	struct rte_mbuf *m;
 	unsigned work;
 
+	t->poll = 0;
 	if (t->eth >= 0)
 		return port_step(t, now);
-	work = dp_port_credits_in(p, now, &lc->next_event);
-
+	/* only the FIFOs whose wake fired (as a router's) */
+	work = poll & (1ULL << DP_TERM_POLL_CRED)
+		       ? dp_port_credits_in(p, now, &lc->next_event)
+		       : 0;
 	lc->st.credits_in += work;
-
-	while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
-		deliver(t, m, now);
-		work++;
-	}
+	if (poll & (1ULL << DP_TERM_POLL_PKT))
+		while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
+			deliver(t, m, now);
+			work++;
+		}
 	if (lc->gen_on)
 		generate(t, now);
 	else if (t->sq_head != t->sq_tail && !lc->run->inject_rest)

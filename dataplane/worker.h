@@ -102,11 +102,16 @@ struct dp_out {
  */
 #define DP_SQ_MEASURED (1ULL << 63)
 
+/* A terminal's wakes, as bit numbers in its poll word: packets arriving,
+ * credits coming back, the next generation instant (which it looks at on
+ * every step anyway). A terminal bound to a DPDK port polls all. */
+enum { DP_TERM_POLL_PKT, DP_TERM_POLL_GEN, DP_TERM_POLL_CRED };
+
 /* A built-in terminal: generator on one side, sink on the other. */
 struct dp_term {
 	uint32_t id, router, group;
 	uint32_t node;		 /* index among its worker's nodes */
-	uint64_t poll;		 /* its wakes' mask (unused: it polls all) */
+	uint64_t poll;		 /* its wakes that fired: DP_TERM_POLL_* bits */
 	struct dp_wake gen_wake; /* the next generation instant */
 	struct dp_lcore *lc;
 	uint64_t next_gen; /* next generation instant, TSC */
@@ -215,7 +220,8 @@ static inline void dp_term_prefetch(struct dp_term *t)
 {
 	const struct dp_flight *f;
 
-	if (t->port.in == NULL || (f = dp_link_peek(t->port.in)) == NULL)
+	if (!(t->poll & (1ULL << DP_TERM_POLL_PKT)) || t->port.in == NULL ||
+	    (f = dp_link_peek(t->port.in)) == NULL)
 		return;
 	rte_prefetch0(f->m);
 	rte_prefetch0(dp_pkt(f->m));

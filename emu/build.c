@@ -455,10 +455,11 @@ static int build_wakes(struct emu *e)
 			struct dp_term *te = lc->terms[i];
 			te->node = i;
 			wake_target(&te->port.in->pkt_wake, lc->wheel,
-				    &te->poll, 0, i);
+				    &te->poll, DP_TERM_POLL_PKT, i);
 			wake_target(&te->port.out->cred_wake, lc->wheel,
-				    &te->poll, 0, i);
-			wake_target(&te->gen_wake, lc->wheel, &te->poll, 1, i);
+				    &te->poll, DP_TERM_POLL_CRED, i);
+			wake_target(&te->gen_wake, lc->wheel, &te->poll,
+				    DP_TERM_POLL_GEN, i);
 		}
 		for (uint32_t j = 0; j < lc->nrouters; j++) {
 			struct dp_router *ro = lc->routers[j];
@@ -483,10 +484,10 @@ static int build_wakes(struct emu *e)
 					df_plan_crosses(pl, ro->id, pi->peer);
 				struct dp_wheel *wh =
 					bridged ? NULL : lc->wheel;
-				wake_target(&p->in->pkt_wake, wh, &ro->poll, k,
-					    ro->node);
-				wake_target(&p->out->cred_wake, wh, &ro->poll,
+				wake_target(&p->in->pkt_wake, wh, &ro->poll_pkt,
 					    k, ro->node);
+				wake_target(&p->out->cred_wake, wh,
+					    &ro->poll_cred, k, ro->node);
 				p->in->wheel = p->out->wheel =
 					bridged || crosses ? NULL : lc->wheel;
 				if (crosses)
