@@ -108,9 +108,11 @@ static void usage(const char *p)
 	       "topology.h=4); the bench's own\n  settings above come "
 	       "first, yours after them.\n"
 	       "       %s capacity --config FILE [--set ...] [--seconds "
-	       "S]\n"
+	       "S] [--rounds N]\n"
 	       "  The highest link rate at which that network and load keep "
-	       "real time, by\n  bisection (bench/capacity.c).\n"
+	       "real time, by\n  bisection (bench/capacity.c); with N "
+	       "rounds, the median of N bisections\n  and their range (the "
+	       "host's gaps move it from one minute to the next).\n"
 	       "  Both take --workers N (default 1): N worker lcores, whole "
 	       "groups on each\n  (more workers than free CPUs share them, "
 	       "as dfemu does).\n"
@@ -269,6 +271,7 @@ int main(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{"set", required_argument, NULL, 'S'},
 		{"workers", required_argument, NULL, 'w'},
+		{"rounds", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	const char *alg = "min";
@@ -276,6 +279,7 @@ int main(int argc, char **argv)
 	struct hop_rate hr, min_hr = {0};
 	struct net net = {0};
 	int huge, c, all, fb = 0, cap, gaps;
+	unsigned rounds = 1;
 
 	cap = argc >= 2 && !strcmp(argv[1], "capacity");
 	gaps = argc >= 2 && !strcmp(argv[1], "gaps");
@@ -287,7 +291,7 @@ int main(int argc, char **argv)
 		seconds = 0.5;
 	if (gaps)
 		seconds = 10;
-	while ((c = getopt_long(argc - 1, argv + 1, "a:s:t:c:S:w:h", opts,
+	while ((c = getopt_long(argc - 1, argv + 1, "a:s:t:c:S:w:r:h", opts,
 				NULL)) != -1) {
 		if (c == 'a' && !cap)
 			alg = optarg;
@@ -303,6 +307,9 @@ int main(int argc, char **argv)
 			net.sets[net.nsets++] = optarg;
 		else if (c == 'w' && atoi(optarg) >= 1 && atoi(optarg) <= 64)
 			bench_workers = (unsigned)atoi(optarg);
+		else if (c == 'r' && cap && atoi(optarg) >= 1 &&
+			 atoi(optarg) <= 99)
+			rounds = (unsigned)atoi(optarg);
 		else {
 			usage(argv[0]);
 			return c == 'h' ? 0 : 2;
@@ -336,8 +343,8 @@ int main(int argc, char **argv)
 		return c;
 	}
 	if (cap) {
-		c = bench_capacity(net.config, net.sets, net.nsets, seconds, hz,
-				   huge);
+		c = bench_capacity(net.config, net.sets, net.nsets, seconds,
+				   rounds, hz, huge);
 		df_eal_cleanup();
 		return c;
 	}

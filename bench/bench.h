@@ -16,9 +16,10 @@ int bench_plan(struct df_plan *pl, const char *config, const char *const *a,
 	       int na, const char *const *b, int nb);
 
 /* dfemu-bench capacity (bench/capacity.c): the highest link rate at which
- * the network of config and sets keeps real time. The exit status. */
+ * the network of config and sets keeps real time, found rounds times. The
+ * exit status. */
 int bench_capacity(const char *config, const char *const *sets, int nsets,
-		   double seconds, double hz, int huge);
+		   double seconds, unsigned rounds, double hz, int huge);
 
 /* dfemu-bench gaps (bench/gaps.c): the host's floor under the lag, from
  * the time a spinning worker lcore loses. The exit status. */

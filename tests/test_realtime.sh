@@ -228,15 +228,23 @@ import sys; sys.exit(abs($aa - $a4) > 0.01)"
 	ok $? "VAL, ADV+1, 0.6 at 0.2 Gb/s with time_scale = auto: exit 0 and the 4x slower network's accepted load (within 0.01)"
 
 	# dfemu-bench capacity ends, every trial accounted for; the figure
-	# itself is the bench's (docs/performance.md), not a test's
+	# itself is the bench's (docs/performance.md), not a test's. Two
+	# rounds: two searches, and the median's figures between their range
 	BENCH=$(dirname "$DFEMU")/../bench/dfemu-bench
 	"$BENCH" capacity --config configs/small.ini --seconds 0.05 \
-		>"$TMP/cap.out" 2>&1
+		--rounds 2 >"$TMP/cap.out" 2>&1
 	rc=$?
 	tail -2 "$TMP/cap.out" | sed 's/^/# /'
 	[ $rc -eq 0 ] && ! grep -q "NOT ACCOUNTED" "$TMP/cap.out" &&
 		grep -q "^capacity_gbps=[0-9.e+-]* delivered_pps=[1-9]" "$TMP/cap.out"
 	ok $? "dfemu-bench capacity: bisection ends with a link rate that kept real time, every trial accounted for"
+	[ "$(grep -c '^capacity: ' "$TMP/cap.out")" -eq 2 ] &&
+		tail -1 "$TMP/cap.out" | python3 -c "
+import sys
+f = dict(kv.split('=') for kv in sys.stdin.read().split())
+ok = f['rounds'] == '2' and float(f['min_pps']) <= float(f['delivered_pps']) <= float(f['max_pps'])
+sys.exit(not ok)"
+	ok $? "dfemu-bench capacity --rounds 2: two searches, the median between the range"
 	"$BENCH" capacity >"$TMP/cap2.out" 2>&1
 	[ $? -eq 2 ] && grep -q "capacity needs --config FILE" "$TMP/cap2.out"
 	ok $? "dfemu-bench capacity without --config: exit 2, said"
