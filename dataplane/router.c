@@ -484,6 +484,12 @@ static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
 	return w;
 }
 
+/* Will wake w fire by time t? */
+static inline int comes_by(const struct dp_wake *w, uint64_t t)
+{
+	return w->state == DP_WAKE_QUEUED && w->due <= t;
+}
+
 /*
  * Every packet still queued after switch allocation waits for an output's
  * serializer (try_routed), the first free at park_until: the router need
@@ -492,20 +498,25 @@ static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
  * park_until, and it stops counting as busy (dp_router_busy). At low load
  * most queued packets wait for a serializer, and a router stepped on
  * every sweep meanwhile made every sweep longer (docs/performance.md,
- * "Steps that find nothing"). Returns 0 when it cannot park: a packet
- * waits for something else, or its wake is already queued for later than
- * park_until (a wheel entry cannot move).
+ * "Steps that find nothing"). A wheel entry cannot move, so a router
+ * parked until later that must wake sooner (a new packet wants a
+ * serializer free earlier) takes its other wake; the later one, when it
+ * comes, only steps the router once more. Returns 0 when it cannot park:
+ * a packet waits for something else, or both wakes are queued for later
+ * than park_until.
  */
 static int park(struct dp_router *r, uint64_t now)
 {
-	struct dp_wake *w = &r->park_wake;
+	struct dp_wake *w0 = &r->park_wake[0], *w1 = &r->park_wake[1], *w;
 
-	if (r->park_until <= now || w->wh == NULL)
+	if (r->park_until <= now || w0->wh == NULL)
 		return 0;
-	if (w->state == DP_WAKE_QUEUED) {
-		if (w->due > r->park_until)
+	if (!comes_by(w0, r->park_until) && !comes_by(w1, r->park_until)) {
+		w = w0->state != DP_WAKE_QUEUED	  ? w0
+		    : w1->state != DP_WAKE_QUEUED ? w1
+						  : NULL;
+		if (w == NULL)
 			return 0;
-	} else {
 		dp_wheel_insert(w->wh, w, r->park_until);
 	}
 	r->parked = 1;

@@ -40,7 +40,7 @@ struct dp_router {
 	uint64_t oq_ports;
 	/* Its queued packets all wait for an output's serializer: the
 	 * router sleeps until the first is free, park_until (park_wake;
-	 * NULL wheel: never), not stepped on every sweep meanwhile
+	 * their NULL wheel: never), not stepped on every sweep meanwhile
 	 * (router.c, park). Here, not with park_wake: every step reads
 	 * them. */
 	uint64_t park_until;
@@ -61,8 +61,8 @@ struct dp_router {
 	 * otherwise): the flags the last packet from each router of the
 	 * group carried in, [its index in the group] (ugal.c) */
 	uint32_t *pb_seen;
-	struct dp_wake park_wake;
-	uint64_t park_poll; /* park_wake's poll word (unused) */
+	struct dp_wake park_wake[2];
+	uint64_t park_poll; /* the park wakes' poll word (unused) */
 	struct dp_port port[] __rte_cache_aligned;
 } __rte_cache_aligned;
 

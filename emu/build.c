@@ -466,8 +466,9 @@ static int build_wakes(struct emu *e)
 			ro->node = lc->nterms + j;
 			/* parked: until an output's serializer is free
 			 * (dataplane/router.c, park) */
-			wake_target(&ro->park_wake, lc->wheel, &ro->park_poll,
-				    0, ro->node);
+			for (unsigned pw = 0; pw < RTE_DIM(ro->park_wake); pw++)
+				wake_target(&ro->park_wake[pw], lc->wheel,
+					    &ro->park_poll, 0, ro->node);
 			for (uint32_t k = 0; k < ro->nports; k++) {
 				const struct df_port_info *pi =
 					&t->ports[ro->id * t->nports + k];

@@ -12,7 +12,9 @@
  * credits does not hold up one whose VC has. The same with OFAR, which
  * chooses the output at every attempt (select): inputs ejecting to one
  * terminal take turns (they took every turn, one of them, before its
- * choice waited for the output's turn too).
+ * choice waited for the output's turn too). And parking: a router whose
+ * packets wait only for busy serializers sleeps until the first is free,
+ * on a wheel of its own here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -95,25 +97,30 @@ static void rig_free(struct rig *g)
 /* Input queue (port k, VC v) full of packets routed to output o, VC ov
  * (routed on arrival, as in transit); for OFAR, which routes them itself,
  * packets to this router's port o (run.p terminals). */
+static void put(struct rig *g, uint32_t k, uint32_t v, uint32_t o, uint32_t ov)
+{
+	struct dp_vcq *q = &g->r->port[k].q[v];
+	struct pkt_mem *pm = &g->pkts[k][v][q->tail % DEPTH];
+
+	memset(pm, 0, sizeof(*pm));
+	pm->m.pkt_len = 256;
+	pm->pk.flits = FLITS;
+	pm->pk.vc = (uint8_t)v;
+	pm->pk.out_port = (uint8_t)o;
+	pm->pk.out_vc = (uint8_t)ov;
+	pm->pk.dst_router = (uint16_t)g->r->id;
+	pm->pk.dst_term = o;
+	q->slot[q->tail++ & q->mask] = &pm->m;
+	g->r->port[o].waiting[ov] += FLITS;
+	g->r->qmask[0] |= 1ULL << (k * DP_VC_STRIDE + v);
+}
+
 static void fill(struct rig *g, uint32_t k, uint32_t v, uint32_t o, uint32_t ov)
 {
 	struct dp_vcq *q = &g->r->port[k].q[v];
 
-	while (q->tail - q->head < DEPTH) {
-		struct pkt_mem *pm = &g->pkts[k][v][q->tail % DEPTH];
-
-		memset(pm, 0, sizeof(*pm));
-		pm->m.pkt_len = 256;
-		pm->pk.flits = FLITS;
-		pm->pk.vc = (uint8_t)v;
-		pm->pk.out_port = (uint8_t)o;
-		pm->pk.out_vc = (uint8_t)ov;
-		pm->pk.dst_router = (uint16_t)g->r->id;
-		pm->pk.dst_term = o;
-		q->slot[q->tail++ & q->mask] = &pm->m;
-		g->r->port[o].waiting[ov] += FLITS;
-		g->r->qmask[0] |= 1ULL << (k * DP_VC_STRIDE + v);
-	}
+	while (q->tail - q->head < DEPTH)
+		put(g, k, v, o, ov);
 }
 
 /* What left on the links is gone: empty every FIFO. */
@@ -150,8 +157,9 @@ static const struct scene to_global = {3, 3, 0, 0};
  * is in the output queue: one packet's worth, and the link empties it in
  * the same step.
  */
-static void race(struct rig *g, const struct scene *sc, struct rival *rv, int n,
-		 const uint32_t *cred, uint32_t oq_cap)
+/* Every queue empty, every serializer free, output queues of oq_cap
+ * flits (0: none). */
+static void reset(struct rig *g, uint32_t oq_cap)
 {
 	for (int k = 0; k < NPORTS; k++) {
 		struct dp_port *p = &g->r->port[k];
@@ -170,6 +178,12 @@ static void race(struct rig *g, const struct scene *sc, struct rival *rv, int n,
 	g->r->qmask[0] = 0;
 	g->r->oq_ports = 0;
 	g->r->oq_cap = g->run.oq_cap = oq_cap;
+}
+
+static void race(struct rig *g, const struct scene *sc, struct rival *rv, int n,
+		 const uint32_t *cred, uint32_t oq_cap)
+{
+	reset(g, oq_cap);
 	for (int i = 0; i < n; i++)
 		rv[i].sent = 0;
 	for (uint64_t s = 0; s < STEPS; s++) {
@@ -223,6 +237,79 @@ static void ofar(struct rig *g, const uint32_t *one)
 	g->r->port[1].cls = DF_LINK_LOCAL;
 	g->run.p = 0;
 	g->r->eng = &dp_min_engine;
+}
+
+/*
+ * Parking (router.c, park): a router whose queued packet waits for a busy
+ * serializer is not busy, and its wake fires once the serializer is free,
+ * not before; a packet that must leave sooner than that wake takes the
+ * router's other wake; a packet that waits for credits keeps the router
+ * busy (a credit wakes it, but a fault would not).
+ */
+static void parking(struct rig *g)
+{
+	struct dp_wheel *wh = calloc(1, sizeof(*wh));
+	struct dp_router *r = g->r;
+	uint64_t active = 0, t0 = 1 << 20;
+	uint32_t head;
+
+	if (wh == NULL) {
+		CHECK(0, "parking: wheel");
+		return;
+	}
+	wh->active = &active;
+	wh->cur = t0 >> DP_WHEEL_SHIFT;
+	wh->cur1 = t0 >> DP_WHEEL_SHIFT1;
+	for (unsigned i = 0; i < RTE_DIM(r->park_wake); i++) {
+		r->park_wake[i].wh = wh;
+		r->park_wake[i].poll = &r->park_poll;
+		r->park_wake[i].bit = 1;
+	}
+	reset(g, 0);
+	r->port[3].credits[0] = r->port[2].credits[0] = 1000;
+	g->out[3].busy_until = t0 + 5000;
+	put(g, 1, 0, 3, 0);
+	dp_router_step(r, t0);
+	CHECK(r->port[1].q[0].head != r->port[1].q[0].tail &&
+		      !dp_router_busy(r) &&
+		      r->park_wake[0].state == DP_WAKE_QUEUED &&
+		      r->park_wake[0].due == t0 + 5000,
+	      "a packet waiting for a busy serializer: the router parks "
+	      "until it is free (busy %d, wake due %+lld)",
+	      dp_router_busy(r), (long long)(r->park_wake[0].due - t0));
+	/* a packet for output 2, free sooner: the other wake */
+	g->out[2].busy_until = t0 + 1000;
+	put(g, 2, 0, 2, 0);
+	dp_router_step(r, t0 + 10);
+	CHECK(!dp_router_busy(r) && r->park_wake[1].state == DP_WAKE_QUEUED &&
+		      r->park_wake[1].due == t0 + 1000,
+	      "a packet whose serializer is free sooner: the other wake, "
+	      "at that time (due %+lld)",
+	      (long long)(r->park_wake[1].due - t0));
+	/* (a fine slot fires from its first cycle on) */
+	dp_wheel_advance(wh, t0 + 1000 - (1 << DP_WHEEL_SHIFT));
+	CHECK(active == 0, "no wake fires a slot before the serializer is "
+			   "free");
+	dp_wheel_advance(wh, t0 + 1000 + (1 << DP_WHEEL_SHIFT));
+	CHECK(active == 1 && r->park_wake[0].state == DP_WAKE_QUEUED,
+	      "the sooner wake fires when its serializer is free, the later "
+	      "one waits");
+	head = r->port[2].q[0].head;
+	dp_router_step(r, t0 + 1000 + (1 << DP_WHEEL_SHIFT));
+	CHECK(r->port[2].q[0].head == head + 1 && !dp_router_busy(r),
+	      "then its packet leaves, and the router parks again");
+	/* credits */
+	reset(g, 0);
+	r->port[3].credits[0] = 0;
+	g->out[3].busy_until = 0;
+	put(g, 1, 0, 3, 0);
+	dp_router_step(r, t0 + 6000);
+	CHECK(dp_router_busy(r) && g->lc->next_event == t0 + 6000,
+	      "a packet waiting for credits: the router stays busy");
+	reset(g, 0);
+	for (unsigned i = 0; i < RTE_DIM(r->park_wake); i++)
+		r->park_wake[i].wh = NULL;
+	free(wh);
 }
 
 int main(void)
@@ -284,6 +371,7 @@ int main(void)
 		      rv[0].sent, rv[1].sent, rv[2].sent);
 	}
 	ofar(&g, one);
+	parking(&g);
 	rig_free(&g);
 	return check_done();
 }
