@@ -545,7 +545,7 @@ static int park(struct dp_router *r, uint64_t now)
  */
 static unsigned allocate(struct dp_router *r, uint64_t now)
 {
-	uint64_t mask[DP_QWORDS], later[DP_QWORDS], any = 0, left = 0;
+	uint64_t mask[DP_QWORDS], later[DP_QWORDS], any = 0;
 	uint32_t start = r->rr, last = UINT32_MAX, nw = r->nqw;
 	/* first pass: defer to the output's turn */
 	uint32_t defer = start;
@@ -607,11 +607,9 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	}
 	if (last != UINT32_MAX)
 		r->rr = last + 1 == r->nq ? 0 : last + 1;
-	for (uint32_t wi = 0; wi < nw; wi++)
-		left |= r->qmask[wi];
 	/* Still blocked packets: sleep until a serializer is free, or do
 	 * not let the lcore sleep. */
-	if (left && !park(r, now))
+	if (dp_router_queued(r) && !park(r, now))
 		r->lc->next_event = now;
 	return moved;
 }

@@ -71,17 +71,23 @@ struct dp_router {
  * number of events handled (0 = idle). */
 unsigned dp_router_step(struct dp_router *r, uint64_t now);
 
+/* Are packets queued in the router's input queues? */
+static inline int dp_router_queued(const struct dp_router *r)
+{
+	uint64_t q = 0;
+
+	for (uint32_t w = 0; w < r->nqw; w++)
+		q |= r->qmask[w];
+	return q != 0;
+}
+
 /* Has the router work of its own for the next sweep (packets queued in
  * its input queues that are not parked, packets in its output queues,
  * credits held back, ports polled on every sweep)? */
 static inline int dp_router_busy(const struct dp_router *r)
 {
-	uint64_t q = 0;
-
-	if (!r->parked)
-		for (uint32_t w = 0; w < DP_QWORDS; w++)
-			q |= r->qmask[w];
-	return (q | r->dq_ports | r->oq_ports | r->always) != 0;
+	return (!r->parked && dp_router_queued(r)) ||
+	       (r->dq_ports | r->oq_ports | r->always) != 0;
 }
 
 #endif
