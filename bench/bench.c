@@ -308,7 +308,7 @@ int main(int argc, char **argv)
 		else if (c == 'w' && atoi(optarg) >= 1 && atoi(optarg) <= 64)
 			bench_workers = (unsigned)atoi(optarg);
 		else if (c == 'r' && cap && atoi(optarg) >= 1 &&
-			 atoi(optarg) <= 99)
+			 atoi(optarg) <= BENCH_MAX_ROUNDS)
 			rounds = (unsigned)atoi(optarg);
 		else {
 			usage(argv[0]);

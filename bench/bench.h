@@ -16,8 +16,9 @@ int bench_plan(struct df_plan *pl, const char *config, const char *const *a,
 	       int na, const char *const *b, int nb);
 
 /* dfemu-bench capacity (bench/capacity.c): the highest link rate at which
- * the network of config and sets keeps real time, found rounds times. The
- * exit status. */
+ * the network of config and sets keeps real time, found rounds times (1
+ * to BENCH_MAX_ROUNDS). The exit status. */
+#define BENCH_MAX_ROUNDS 99
 int bench_capacity(const char *config, const char *const *sets, int nsets,
 		   double seconds, unsigned rounds, double hz, int huge);
 

@@ -24,7 +24,6 @@
 #include "bench.h"
 
 #define BISECTIONS 7 /* a factor of 2 to within 2^(1/128): 0.5 % */
-#define MAX_ROUNDS 99
 
 struct trial {
 	double factor, gbps; /* the fastest link's rate */
@@ -160,13 +159,11 @@ static int by_pps(const void *a, const void *b)
 int bench_capacity(const char *config, const char *const *sets, int nsets,
 		   double seconds, unsigned rounds, double hz, int huge)
 {
-	struct trial ok[MAX_ROUNDS], *med;
+	struct trial ok[BENCH_MAX_ROUNDS], *med;
 	double base[DF_LINK_NCLASS], any = 0;
 	struct df_plan pl;
 	int rc;
 
-	if (rounds < 1 || rounds > MAX_ROUNDS)
-		rounds = 1;
 	if (bench_plan(&pl, config, sets, nsets, NULL, 0))
 		return 2;
 	for (int c = 0; c < DF_LINK_NCLASS; c++)
