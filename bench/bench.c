@@ -119,7 +119,8 @@ static void usage(const char *p)
 	       "       %s gaps [--seconds S]\n"
 	       "  The host's floor under the lag: the time a spinning worker "
 	       "lcore loses, and\n  the lateness p99 no emulator gets below "
-	       "here (bench/gaps.c; default 10 s).\n",
+	       "here, idle and busy 0.1 to 0.9 of the time\n  (bench/gaps.c; "
+	       "default 10 s).\n",
 	       p, p, p);
 }
 

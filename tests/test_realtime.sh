@@ -263,7 +263,13 @@ p99, lost = float(f["floor_p99_ns"]), float(f["lost_share"])
 longest, gaps = float(f["longest_ns"]), int(f["gaps"])
 assert 0 <= lost < 1 and 0 <= p99 <= longest + 1, f
 assert (gaps == 0) == (longest == 0) and (gaps == 0) <= (p99 == 0), f
+# a busier worker catches up later: its floor is never lower, and never
+# above the longest gap either
+busy = [float(x) for x in f["floor_p99_busy_ns"].split(",")]
+assert len(busy) == 9 and p99 <= busy[0] + 1, f
+assert all(a <= b + 1 for a, b in zip(busy, busy[1:])), f
+assert busy[-1] <= longest + 1, f
 PY
-	ok $? "dfemu-bench gaps: exit 0, floor within the longest gap, time lost a share"
+	ok $? "dfemu-bench gaps: exit 0, floor within the longest gap, time lost a share, a busier worker's floor never lower"
 fi
 tap_done
