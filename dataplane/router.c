@@ -416,10 +416,11 @@ static inline int try_routed(struct dp_router *r, uint32_t qi,
  * The head packet m of queue qi, with a fully adaptive engine: as
  * try_send. select chooses among the outputs that can take the packet now
  * (with output queues, once the crossbar's input is free), without
- * touching the packet or the router: the choice is applied only once the
- * packet moves, after its turn at the chosen output (as try_routed's), so
- * that a packet deferred to the second pass chooses again there as if it
- * never had, possibly another output.
+ * touching the packet or the router (but for a draw from its random
+ * stream): the choice is applied only once the packet moves, after its
+ * turn at the chosen output (as try_routed's), so that a packet deferred
+ * to the second pass chooses again there as if it never had, possibly
+ * another output.
  */
 static inline int try_select(struct dp_router *r, uint32_t qi,
 			     struct rte_mbuf *m, uint64_t now, uint32_t defer)

@@ -25,7 +25,7 @@ _Static_assert(DF_MAX_VC <= DP_VC_STRIDE, "a port's VCs fit its stride");
 struct dp_router {
 	uint32_t id, group;
 	uint32_t nports, nq; /* nq = nports * DP_VC_STRIDE input queues */
-	uint32_t node;	     /* index among its worker's nodes (wheel.h) */
+	uint32_t nqw;	     /* words of qmask in use: (nq + 63) / 64 */
 	uint32_t rr;	     /* round-robin start of switch allocation */
 	/* ports whose packet FIFO, and those whose credit FIFO, has
 	 * something due (their wakes fired) */
@@ -45,8 +45,12 @@ struct dp_router {
 	 * them. */
 	uint64_t park_until;
 	uint32_t oq_cap;
-	uint32_t nqw; /* words of qmask in use: (nq + 63) / 64 */
 	uint32_t parked;
+	/* its random stream (dp_rand): the engines' draws for the packets
+	 * here. On a line every step reads, so a draw adds none to the hop;
+	 * nqw is on the first line and node, which no step reads, at the
+	 * end, which makes room here without moving qmask */
+	uint64_t rng;
 	uint64_t forwarded;
 	uint64_t qmask[DP_QWORDS]; /* non-empty input queues, bit
 				    * port * DP_VC_STRIDE + vc */
@@ -63,6 +67,8 @@ struct dp_router {
 	uint32_t *pb_seen;
 	struct dp_wake park_wake[2];
 	uint64_t park_poll; /* the park wakes' poll word (unused) */
+	uint32_t node; /* index among its worker's nodes (wheel.h): building
+			* the wakes only, so out of the step's lines */
 	struct dp_port port[] __rte_cache_aligned;
 } __rte_cache_aligned;
 

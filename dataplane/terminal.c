@@ -37,14 +37,14 @@ static uint32_t pick_dest(struct dp_term *t)
 	switch (run->pattern) {
 	case DF_PAT_ADVERSARIAL: /* [DF] WC / [OC] ADVG+k */
 		return ((t->group + run->shift) % run->g) * per_group +
-		       dp_rand_below(t->lc, per_group);
+		       dp_rand_below(&t->rng, per_group);
 	case DF_PAT_ROUTER_SHIFT: /* [FB] §3.2 worst case: R_i -> R_i+1 */
 		return ((t->router + run->shift) % (run->a * run->g)) * run->p +
-		       dp_rand_below(t->lc, run->p);
+		       dp_rand_below(&t->rng, run->p);
 	case DF_PAT_PERMUTATION:
 		return run->perm[t->id];
 	default: /* uniform over all terminals but the source */
-		d = dp_rand_below(t->lc, run->nterms - 1);
+		d = dp_rand_below(&t->rng, run->nterms - 1);
 		return d >= t->id ? d + 1 : d;
 	}
 }
@@ -115,7 +115,7 @@ static void generate(struct dp_term *t, uint64_t now)
 		/* Bernoulli: one trial per packet slot; skip straight to the
 		 * next success, a geometric number of slots away. */
 		while (t->next_gen <= now) {
-			double u = (double)((dp_rand(t->lc) >> 11) + 1) *
+			double u = (double)((dp_rand(&t->rng) >> 11) + 1) *
 				   0x1.0p-53;
 			uint64_t k = 1 + (uint64_t)(log(u) / run->ln1m_load);
 

@@ -116,10 +116,14 @@ struct dp_term {
 	struct dp_lcore *lc;
 	uint64_t next_gen; /* next generation instant, TSC */
 	uint32_t gen_frac; /* its fraction of a cycle, 1/65536 */
+	uint32_t seq;	   /* packets injected so far */
 	uint64_t *srcq;	   /* generation times waiting for injection, each
 			    * with DP_SQ_MEASURED when it counted as measured */
 	uint32_t sq_head, sq_tail;
-	uint32_t seq; /* packets injected so far */
+	/* its random stream (dp_rand): destinations, Bernoulli gaps. On the
+	 * line of the generation's fields, with seq in the hole after
+	 * gen_frac: no field after it moves */
+	uint64_t rng;
 	uint64_t rx_pkts;
 	uint64_t inj_measured; /* measured packets it injected (fairness) */
 	/* batch modes: packets still to generate; all-to-all: the k-th
@@ -153,7 +157,6 @@ struct dp_lcore {
 	struct dp_notify_q **notes;
 	uint32_t nnotes, nxwakes;
 	struct dp_wake **xwakes;
-	uint64_t rng;
 	uint64_t next_event;
 	/* exactly-once check, per source terminal: count, sum, sum of squares
 	 * of the sequence numbers delivered here */
@@ -170,32 +173,64 @@ struct dp_lcore {
 	struct dp_bridge *bridge; /* worker 0 of a partitioned run (bridge.h) */
 } __rte_cache_aligned;
 
-static inline uint64_t dp_rand(struct dp_lcore *lc)
+/*
+ * Random draws. Every terminal and every router has a stream of its own
+ * (t->rng, r->rng, seeded by dp_rand_seed), so that what a node draws
+ * depends neither on which worker runs it nor on the order in which the
+ * worker steps its nodes, nor on the other nodes' draws. An engine that
+ * draws for a packet draws from the stream of the router it is at.
+ */
+static inline uint64_t dp_rand(uint64_t *s)
 {
 	/* xorshift64*: fast, good enough for traffic and VAL choices */
-	uint64_t x = lc->rng;
+	uint64_t x = *s;
 
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
-	lc->rng = x;
+	*s = x;
 	return x * 0x2545F4914F6CDD1DULL;
 }
 
-static inline uint32_t dp_rand_below(struct dp_lcore *lc, uint32_t n)
+static inline uint32_t dp_rand_below(uint64_t *s, uint32_t n)
 {
-	return (uint32_t)(((dp_rand(lc) >> 32) * n) >> 32);
+	return (uint32_t)(((dp_rand(s) >> 32) * n) >> 32);
 }
 
 /* A Valiant intermediate group, uniform over the g groups ([DF] §4.1);
  * once an instance is lost, over the groups still there (tb->inter): a
  * packet sent to a lost group would only be turned back at its edge. */
-static inline uint32_t dp_rand_group(struct dp_lcore *lc,
-				     const struct df_tables *tb)
+static inline uint32_t dp_rand_group(uint64_t *s, const struct df_tables *tb)
 {
 	if (likely(tb->ninter == 0))
-		return dp_rand_below(lc, tb->g);
-	return tb->inter[dp_rand_below(lc, tb->ninter)];
+		return dp_rand_below(s, tb->g);
+	return tb->inter[dp_rand_below(s, tb->ninter)];
+}
+
+/* The kinds of node with a stream: a terminal and a router with the same
+ * id must not draw the same sequence. */
+enum dp_rand_kind { DP_RAND_TERM = 1, DP_RAND_ROUTER = 2 };
+
+/*
+ * The first state of the stream of node id of a kind, from the run's
+ * seed ([routing] seed) alone: not from the worker, the placement or the
+ * instance, which may differ between two runs that should draw alike.
+ * seed + golden * key is one-to-one in the key (golden is odd), and
+ * splitmix64's finalizer is a bijection that maps only 0 to 0, so every
+ * node of a run starts from a different state, well spread over the
+ * xorshift cycle even for neighbouring ids. xorshift64* stays at 0 for
+ * ever, so the one key whose sum is 0 takes another start.
+ */
+static inline uint64_t dp_rand_seed(uint64_t seed, enum dp_rand_kind kind,
+				    uint32_t id)
+{
+	uint64_t key = ((uint64_t)kind << 32 | id) + 1;
+	uint64_t z = seed + key * 0x9E3779B97F4A7C15ULL;
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	z ^= z >> 31;
+	return z != 0 ? z : 0x9E3779B97F4A7C15ULL;
 }
 
 /*

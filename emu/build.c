@@ -212,6 +212,9 @@ static int build_nodes(struct emu *e)
 		e->routers[r] = ro;
 		ro->id = r;
 		ro->group = r / t->a;
+		/* from the run's seed and its global id only: every instance
+		 * and placement gives router r the same draws */
+		ro->rng = dp_rand_seed(pl->cfg.seed, DP_RAND_ROUTER, r);
 		ro->nports = t->nports;
 		ro->nq = t->nports * DP_VC_STRIDE;
 		ro->nqw = (ro->nq + 63) / 64;
@@ -261,6 +264,7 @@ static int build_nodes(struct emu *e)
 			return oom(e, "terminals");
 		e->terms[i] = te;
 		te->id = i;
+		te->rng = dp_rand_seed(pl->cfg.seed, DP_RAND_TERM, i);
 		te->router = i / t->p;
 		te->group = te->router / t->a;
 		te->lc = e->lc[pl->worker_of[te->router]];
@@ -327,7 +331,6 @@ static int build_lcores(struct emu *e)
 		e->lc[w] = lc;
 		lc->run = &e->run;
 		lc->lcore_id = e->lcore_id[w];
-		lc->rng = (pl->cfg.seed + 1) * 0x9E3779B97F4A7C15ULL + w * 7919;
 		lc->rx_cnt = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
 		lc->rx_sum = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
 		lc->rx_sq = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);

@@ -5,8 +5,9 @@
 /*
  * A router driven by hand, without a topology (test_alloc, test_credit):
  * its four ports a terminal, two local links and a global one, on an
- * lcore of its own that reads run. Both zeroed and cache-line aligned;
- * the caller frees both. -1 when out of memory.
+ * lcore of its own that reads run. Both zeroed (but for the router's
+ * random stream) and cache-line aligned; the caller frees both. -1 when
+ * out of memory.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ static inline int lone_router(struct dp_run *run, struct dp_lcore **lc,
 	(*lc)->run = run;
 	(*lc)->next_event = UINT64_MAX;
 	(*r)->lc = *lc;
+	/* a stream that draws (a zero xorshift state stays zero) */
+	(*r)->rng = dp_rand_seed(1, DP_RAND_ROUTER, 0);
 	(*r)->nports = LONE_PORTS;
 	for (int k = 0; k < LONE_PORTS; k++)
 		(*r)->port[k].cls = cls[k];

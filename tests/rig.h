@@ -71,7 +71,6 @@ static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 	g->lc = aligned_alloc(64, (sizeof(*g->lc) + 63) & ~63UL);
 	memset(g->lc, 0, sizeof(*g->lc));
 	g->lc->run = &g->run;
-	g->lc->rng = 0x9E3779B97F4A7C15ULL;
 	g->lc->next_event = UINT64_MAX;
 	g->routers = calloc(g->topo.nrouters, sizeof(*g->routers));
 	g->links = calloc((size_t)g->topo.nrouters * g->topo.nports,
@@ -82,6 +81,7 @@ static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 		struct dp_router *ro = aligned_alloc(64, (sz + 63) & ~63UL);
 		memset(ro, 0, sz);
 		ro->id = r;
+		ro->rng = dp_rand_seed(g->cfg.seed, DP_RAND_ROUTER, r);
 		ro->group = r / g->topo.a;
 		ro->nports = g->topo.nports;
 		ro->lc = g->lc;

@@ -334,6 +334,123 @@ static void test_pb_piggyback(void)
 	rig_free(&g);
 }
 
+/* n draws of the stream that starts at state s */
+static void draws(uint64_t s, uint64_t *out, int n)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = dp_rand(&s);
+}
+
+/* The positions where two sequences of draws agree */
+static int same_at(const uint64_t *a, const uint64_t *b, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += a[i] == b[i];
+	return k;
+}
+
+/* VAL's intermediate at router r for a packet to dst (DF_NO_GROUP:
+ * minimal) */
+static uint16_t val_at(struct rig *g, uint32_t r, uint32_t dst)
+{
+	struct dp_pkt pk;
+
+	memset(&pk, 0, sizeof(pk));
+	pk.dst_router = dst;
+	g->routers[r]->eng->decide(g->routers[r], &pk);
+	return pk.inter;
+}
+
+/*
+ * Every router draws from a stream of its own, seeded from the run's seed
+ * and its id alone, so that which worker runs it and in what order the
+ * worker steps its nodes change none of its draws: distinct streams for
+ * distinct ids and for a terminal and a router of the same id, the same
+ * one again for the same seed and id, never the stuck state 0; a decision
+ * draws from the stream of the router it is taken at, and the same
+ * decisions come out whether two routers' draws interleave or not.
+ */
+static void test_streams(void)
+{
+	enum { N = 64, K = 200 };
+	uint64_t a[N], b[N], dup = 0, s;
+	uint16_t x[K], y[K], z[K];
+	struct rig g, h;
+	uint64_t r4;
+	int zeros = 0;
+
+	if (rig_init(&g, DF_ALG_VAL))
+		return;
+	draws(g.routers[0]->rng, a, N);
+	draws(g.routers[1]->rng, b, N);
+	CHECK(same_at(a, b, N) == 0,
+	      "routers 0 and 1 draw different sequences (%d of %d draws alike)",
+	      same_at(a, b, N), N);
+	for (uint32_t i = 0; i < g.topo.nrouters; i++)
+		for (uint32_t j = i + 1; j < g.topo.nrouters; j++)
+			dup += g.routers[i]->rng == g.routers[j]->rng;
+	CHECK(dup == 0, "the %u routers start from distinct states",
+	      g.topo.nrouters);
+	s = dp_rand_seed(g.cfg.seed, DP_RAND_ROUTER, 5);
+	CHECK(s == g.routers[5]->rng,
+	      "router 5's stream is the one of the run's seed and id 5");
+	draws(s, a, N);
+	draws(dp_rand_seed(g.cfg.seed, DP_RAND_ROUTER, 5), b, N);
+	CHECK(same_at(a, b, N) == N,
+	      "the same seed and id draw the same sequence again");
+	draws(dp_rand_seed(g.cfg.seed, DP_RAND_TERM, 5), b, N);
+	CHECK(same_at(a, b, N) == 0,
+	      "terminal 5 and router 5 draw different sequences");
+	draws(dp_rand_seed(g.cfg.seed + 1, DP_RAND_ROUTER, 5), b, N);
+	CHECK(same_at(a, b, N) == 0,
+	      "another seed gives router 5 another sequence");
+	/* the seed whose sum seed + golden * key is 0 for router 0 */
+	s = 0 - (((uint64_t)DP_RAND_ROUTER << 32) + 1) * 0x9E3779B97F4A7C15ULL;
+	s = dp_rand_seed(s, DP_RAND_ROUTER, 0);
+	draws(s, a, N);
+	for (int i = 0; i < N; i++)
+		zeros += a[i] == 0;
+	CHECK(s != 0 && zeros == 0,
+	      "the seed that would start router 0 at 0 starts it elsewhere");
+
+	/* VAL at router 3 (group 0) toward group 5 draws from router 3's
+	 * stream, one draw, and leaves router 4's alone */
+	s = g.routers[3]->rng;
+	r4 = g.routers[4]->rng;
+	(void)val_at(&g, 3, 5 * 4);
+	(void)dp_rand(&s);
+	CHECK(g.routers[3]->rng == s && g.routers[4]->rng == r4,
+	      "VAL's draw at router 3 advances router 3's stream, not 4's");
+
+	/* routers 3 and 4 on one worker in turn, or each alone (two
+	 * workers, or another order of the nodes): router 3 decides alike */
+	rig_free(&g);
+	if (rig_init(&g, DF_ALG_VAL))
+		return;
+	if (rig_init(&h, DF_ALG_VAL)) {
+		rig_free(&g);
+		return;
+	}
+	for (int i = 0; i < K; i++) {
+		x[i] = val_at(&g, 3, 5 * 4);
+		(void)val_at(&g, 4, 5 * 4);
+	}
+	for (int i = 0; i < K; i++)
+		y[i] = val_at(&h, 3, 5 * 4);
+	for (int i = 0; i < K; i++)
+		z[i] = val_at(&h, 4, 5 * 4);
+	CHECK(!memcmp(x, y, sizeof(x)),
+	      "router 3's %d VAL decisions are the same with router 4's "
+	      "draws between them or not",
+	      K);
+	CHECK(memcmp(y, z, sizeof(y)) != 0,
+	      "routers 3 and 4 do not draw the same intermediates");
+	rig_free(&g);
+	rig_free(&h);
+}
+
 int main(void)
 {
 	test_rule();
@@ -343,5 +460,6 @@ int main(void)
 	test_decide();
 	test_pb_piggyback();
 	test_par();
+	test_streams();
 	return check_done();
 }

@@ -53,7 +53,7 @@ static inline void go_nonminimal(struct dp_router *r, struct dp_pkt *pk,
 static void fb_val_decide(struct dp_router *r, struct dp_pkt *pk)
 {
 	const struct df_tables *tb = r->lc->run->tb;
-	uint32_t inter = dp_rand_below(r->lc, tb->nrouters);
+	uint32_t inter = dp_rand_below(&r->rng, tb->nrouters);
 
 	if (inter == r->id || inter == pk->dst_router)
 		go_minimal(r, pk);
@@ -175,7 +175,7 @@ static inline void ugal_step(struct dp_router *r, struct dp_pkt *pk, int greedy)
 		}
 		pk->out_port =
 			(uint8_t)min_ad_port(r, tb, dst, greedy, &q_m, &h_m);
-		x = dp_rand_below(r->lc, tb->nrouters);
+		x = dp_rand_below(&r->rng, tb->nrouters);
 		if (x == r->id || x == dst)
 			goto minimal;
 		port_nm = tb->port_to_router[r->id * tb->nrouters + x];

@@ -279,8 +279,8 @@ static uint32_t mis_occupancy(const struct dp_run *run, const struct dp_port *p)
 
 /* Step 4: a misroute (ofar_misroute.h's trigger, candidates and pick),
  * or 0. blocked: the minimal output cannot take the packet now. */
-static int misroute(const struct dp_router *r, const struct dp_pkt *pk,
-		    uint32_t minp, uint32_t need, int blocked, uint64_t now,
+static int misroute(struct dp_router *r, const struct dp_pkt *pk, uint32_t minp,
+		    uint32_t need, int blocked, uint64_t now,
 		    struct dp_choice *c)
 {
 	const struct dp_run *run = r->lc->run;
@@ -331,14 +331,14 @@ static int misroute(const struct dp_router *r, const struct dp_pkt *pk,
 	}
 	if (n == 0)
 		return 0;
-	i = dp_ofar_pick(run->mis_pick, cocc, n, dp_rand_below(r->lc, n));
+	i = dp_ofar_pick(run->mis_pick, cocc, n, dp_rand_below(&r->rng, n));
 	if (r->port[cand[i]].cls != DF_LINK_LOCAL)
 		return take(pk, c, cand[i], cvc[i], OF_MIS_GLOBAL);
 	return take(pk, c, cand[i], cvc[i],
 		    via_local ? OF_MIS_LOCAL | OF_GMIS_NEXT : OF_MIS_LOCAL);
 }
 
-static int ofar_select(const struct dp_router *r, const struct dp_pkt *pk,
+static int ofar_select(struct dp_router *r, const struct dp_pkt *pk,
 		       uint32_t in_port, uint64_t now, struct dp_choice *c)
 {
 	const struct dp_run *run = r->lc->run;

@@ -25,7 +25,7 @@ static void par_decide(struct dp_router *r, struct dp_pkt *pk)
 	const struct df_tables *tb = r->lc->run->tb;
 	int transit = pk->hops > 0; /* not at the source router */
 
-	dp_ugal_decide(r, pk, dp_rand_group(r->lc, tb), DP_UGAL_PORT);
+	dp_ugal_decide(r, pk, dp_rand_group(&r->rng, tb), DP_UGAL_PORT);
 	if (transit) {
 		r->redecisions++;
 		r->switches += pk->inter != DF_NO_GROUP;

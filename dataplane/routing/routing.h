@@ -38,8 +38,9 @@ struct dp_routing_engine {
 	 * output and VC that can take it now (serializer free, credits for
 	 * the whole packet) into *c; 0 = none, try again later. in_port: the
 	 * port whose input queue holds the packet (a terminal port:
-	 * injection). It changes neither the packet nor the router. */
-	int (*select)(const struct dp_router *r, const struct dp_pkt *pk,
+	 * injection). It changes neither the packet nor the router, but
+	 * for the router's random stream (r->rng: a misroute's pick). */
+	int (*select)(struct dp_router *r, const struct dp_pkt *pk,
 		      uint32_t in_port, uint64_t now, struct dp_choice *c);
 	/* The packet leaves with select's choice c (act != 0): apply it. */
 	void (*commit)(struct dp_router *r, struct dp_pkt *pk,

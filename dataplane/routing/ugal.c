@@ -133,15 +133,15 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 	r->decisions_nonmin++;
 }
 
-#define UGAL_ENGINE(var, mode)                                              \
-	static void var##_decide(struct dp_router *r, struct dp_pkt *pk)    \
-	{                                                                   \
-		dp_ugal_decide(r, pk, dp_rand_group(r->lc, r->lc->run->tb), \
-			       mode);                                       \
-	}                                                                   \
-	const struct dp_routing_engine var = {                              \
-		.decide = var##_decide,                                     \
-		.route = dp_table_route,                                    \
+#define UGAL_ENGINE(var, mode)                                                \
+	static void var##_decide(struct dp_router *r, struct dp_pkt *pk)      \
+	{                                                                     \
+		dp_ugal_decide(r, pk, dp_rand_group(&r->rng, r->lc->run->tb), \
+			       mode);                                         \
+	}                                                                     \
+	const struct dp_routing_engine var = {                                \
+		.decide = var##_decide,                                       \
+		.route = dp_table_route,                                      \
 	}
 
 UGAL_ENGINE(dp_ugal_l_engine, DP_UGAL_PORT);
@@ -158,7 +158,8 @@ UGAL_ENGINE(dp_ugal_l_cr_engine, DP_UGAL_VCH);
  * global channel. */
 static void vc_ordered_decide(struct dp_router *r, struct dp_pkt *pk)
 {
-	dp_ugal_decide(r, pk, dp_rand_group(r->lc, r->lc->run->tb), DP_UGAL_PB);
+	dp_ugal_decide(r, pk, dp_rand_group(&r->rng, r->lc->run->tb),
+		       DP_UGAL_PB);
 }
 
 const struct dp_routing_engine dp_vc_ordered_engine = {

@@ -13,7 +13,7 @@
 static void val_decide(struct dp_router *r, struct dp_pkt *pk)
 {
 	const struct df_tables *tb = r->lc->run->tb;
-	uint32_t gi = dp_rand_group(r->lc, tb);
+	uint32_t gi = dp_rand_group(&r->rng, tb);
 	uint32_t dg = tb->group_of[pk->dst_router];
 
 	if (gi == r->group || gi == dg || r->id == pk->dst_router) {
