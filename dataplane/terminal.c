@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "digest.h"
 #include "ingress.h"
 #include "tap.h"
 #include "worker.h"
@@ -271,6 +272,7 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 	struct dp_lcore *lc = t->lc;
 	int nonmin = (o->flags & DP_PKT_NONMIN) != 0;
 
+	dp_digest_add(&lc->digest, o->src, o->seq, t->id, left);
 	lc->st.delivered++;
 	lc->st.rx_bytes += o->len;
 	t->rx_pkts++;

@@ -161,6 +161,9 @@ struct dp_lcore {
 	/* exactly-once check, per source terminal: count, sum, sum of squares
 	 * of the sequence numbers delivered here */
 	uint64_t *rx_cnt, *rx_sum, *rx_sq;
+	/* the determinism digest of the packets delivered here (digest.h): a
+	 * sum, so the main lcore adds the workers' */
+	uint64_t digest;
 	/* [run->port_idx of the source]: latency of measured frames from
 	 * that terminal's port delivered here, ingress to delivery, TSC */
 	struct dp_hist *port_lat;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "digest.h"
 #include "emu_int.h"
 #include "instances.h"
 #include "partition.h"
@@ -358,12 +359,36 @@ static void fill_terms(const struct emu *e, struct df_report *rep)
 			e->terms[i]->inj_measured;
 }
 
+/*
+ * The determinism digest (docs/report.md, "The digest"): the workers'
+ * sums of their deliveries, then every counter of dataplane/stats.h's
+ * list, chained in the list's order so that a counter added there is in
+ * it too. Not the histograms: the lateness is the host's, and latency is
+ * in the deliveries' times already.
+ */
+static uint64_t run_digest(const struct emu *e, const struct dp_counters *c)
+{
+	uint64_t d = 0;
+
+	for (uint32_t w = 0; w < e->pl->nworkers; w++)
+		d += e->lc[w]->digest;
+#define DIGEST_FOLD(name, text) dp_digest_fold(&d, c->name);
+#define DIGEST_FOLD_ARRAY(name, n, names)            \
+	for (uint32_t i = 0; i < (uint32_t)(n); i++) \
+		dp_digest_fold(&d, c->name[i]);
+	DP_STATS_COUNTERS(DIGEST_FOLD, DIGEST_FOLD_ARRAY)
+#undef DIGEST_FOLD
+#undef DIGEST_FOLD_ARRAY
+	return d;
+}
+
 void emu_account(const struct emu *e, struct df_report *rep)
 {
 	struct dp_stats s;
 
 	sum_stats(e, &s);
 	fill_counts(e, rep, &s);
+	rep->digest = run_digest(e, &s.c);
 	fill_loads(e, rep, &s);
 	fill_latency(e, rep);
 	fill_links(e, rep);

@@ -51,6 +51,9 @@ struct df_report {
 	/* injected, not delivered nor lost (the network's, when
 	 * partitioned) */
 	uint64_t in_flight;
+	/* the determinism digest (dataplane/digest.h): the deliveries of this
+	 * instance's workers, then the final counters (c) */
+	uint64_t digest;
 	struct df_latency lat;	       /* every measured packet */
 	struct df_latency lat_path[2]; /* [0] minimal, [1] non-minimal paths */
 	struct dp_hist *lat_hist[2];   /* their histograms (TSC), malloc'd */

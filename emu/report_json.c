@@ -437,7 +437,7 @@ static void json_capture(FILE *f, const struct df_report *r)
 	fprintf(f, "},\n");
 }
 
-/* The verdicts: the watchdog, credits, delivery, the drain. */
+/* The verdicts: the watchdog, credits, delivery, the digest, the drain. */
 static void json_checks(FILE *f, const struct df_report *r)
 {
 	fprintf(f, "  \"stuck\": ");
@@ -457,6 +457,9 @@ static void json_checks(FILE *f, const struct df_report *r)
 	else
 		fprintf(f, "  \"exactly_once\": %s,\n",
 			r->exactly_once ? "true" : "false");
+	/* a string: a JSON number loses the low bits of 64 in most readers */
+	fprintf(f, "  \"digest\": \"%016llx\",\n",
+		(unsigned long long)r->digest);
 	fprintf(f,
 		"  \"credit_links_unchecked\": %u,\n  \"corrupt_frames\": "
 		"%llu,\n",

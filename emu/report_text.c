@@ -481,7 +481,7 @@ static void print_paths(FILE *f, const struct df_plan *pl,
 	print_link_use(f, r);
 }
 
-/* The verdicts: lateness, credits, delivery. */
+/* The verdicts: lateness, credits, delivery; the digest. */
 static void print_checks(FILE *f, const struct df_config *c,
 			 const struct df_report *r)
 {
@@ -510,6 +510,9 @@ static void print_checks(FILE *f, const struct df_config *c,
 	else
 		fprintf(f, "  %-22s %s\n", "delivered exactly once",
 			r->exactly_once && !r->c.corrupt ? "yes" : "NO");
+	/* hex: the same width on every run, and compared by eye */
+	fprintf(f, "  %-22s %016llx\n", "digest",
+		(unsigned long long)r->digest);
 }
 
 /* The host: wall time, workers, time scale, and the capture. */

@@ -225,11 +225,14 @@ has "$TMP/err" "--set topology.g=10" "cross-field error names the --set"
 # jsoncheck FILE: the report's required fields and its accounting.
 jsoncheck() {
 	python3 - "$1" <<'PY'
-import json, sys
+import json, re, sys
 r = json.load(open(sys.argv[1]))
 for k in ("config", "offered_load", "accepted_load", "packets", "latency_ns",
-          "hops", "paths", "lateness_ns", "credits_conserved", "wall_s"):
+          "hops", "paths", "lateness_ns", "credits_conserved", "digest",
+          "wall_s"):
     assert k in r, "missing " + k
+# a string of 16 hex digits: a JSON number would lose its low bits
+assert re.fullmatch("[0-9a-f]{16}", r["digest"]), r["digest"]
 for k in ("p", "a", "h", "g", "arrangement", "algorithm", "pattern", "load"):
     assert k in r["config"], "missing config." + k
 p = r["packets"]
@@ -263,6 +266,8 @@ run --config configs/small.ini $SHORT --quiet --json "$TMP/r1.json" \
 	--eal $EAL --file-prefix=dfcli1-$$
 expect_rc 0 "a run with --eal"
 has "$TMP/out" "credits conserved      yes" "run report: credits"
+grep -Eq '^  digest {17}[0-9a-f]{16}$' "$TMP/out"
+ok $? "run report: the digest line, 16 hex digits in the column"
 jsoncheck "$TMP/r1.json"
 ok $? "run with --eal: JSON report complete and accounted for"
 # shellcheck disable=SC2086
