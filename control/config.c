@@ -50,6 +50,7 @@ static const char *const ring_names[] = {"uni", "bi", NULL};
 static const char *const escape_net_names[] = {"ring", "tree", NULL};
 static const char *const mode_names[] = {"steady", "batch", "all-to-all", NULL};
 static const char *const finish_names[] = {"keep", "stop", NULL};
+static const char *const pace_names[] = {"realtime", "none", NULL};
 static const char *const cm_names[] = {"none", "bcm", "ecm", NULL};
 static const char *const mis_policy_names[] = {"mm", "crg", "rrg", NULL};
 static const char *const mis_pick_names[] = {"random", "most-free", NULL};
@@ -288,6 +289,16 @@ static const struct key_def keys[] = {
 	 "arrival, departure and generation is at most this (ns); else the "
 	 "run exits 5. 0 = auto: one packet's serialization time on the "
 	 "fastest link"},
+	{"run", "pace", K_ENUM, OFF(pace), 0, 0, pace_names,
+	 "what sets emulated time's pace: the wall clock times time_scale "
+	 "(realtime), or nothing: as fast as the host can (none; a run with "
+	 "DPDK ports or instances needs realtime). Results are the same "
+	 "either way"},
+	{"run", "quantum_ns", K_U64, OFF(quantum_ns), 0, 1e9, NULL,
+	 "the step of every worker's emulated clock (ns); events due in one "
+	 "step are handled together, in node order. 0 = auto: the shortest "
+	 "link latency plus one flit's serialization, at most an eighth of "
+	 "a packet time on the fastest link"},
 	{"run", "time_scale", K_SCALE, OFF(time_scale), 1, 1e6, NULL,
 	 "time dilation: every emulated time runs this many times slower "
 	 "on the host, reports stay in emulated units; auto: the smallest "
@@ -660,6 +671,46 @@ uint64_t df_config_lateness_auto(const struct df_config *c)
 	if (gbps <= 0)
 		return 100000;
 	return (uint64_t)ceil(c->packet_bytes * 8.0 / gbps);
+}
+
+/* Ticks to serialize bytes at gbps (0: unlimited, no time). */
+static double ser_ticks(double bytes, double gbps)
+{
+	return gbps > 0 ? bytes * 8.0 / gbps * DF_TICKS_PER_NS : 0;
+}
+
+uint64_t df_config_quantum(const struct df_config *c)
+{
+	double q = -1, gbps = 0;
+
+	if (c->quantum_ns)
+		return c->quantum_ns * DF_TICKS_PER_NS;
+	/* At most the shortest time from a step to what it causes at the
+	 * next node: a link's latency plus one flit's serialization (a
+	 * packet is never shorter), for packets and for credits. So what
+	 * one node sends in a step is due at the next in a later step,
+	 * whatever order the step takes them in. */
+	for (int k = 0; k < DF_LINK_NCLASS; k++) {
+		const struct df_link_params *lp = &c->link[k];
+		double f = ser_ticks(c->flit_bytes, lp->bandwidth_gbps);
+		double lat = (double)lp->latency_ns * DF_TICKS_PER_NS + f,
+		       cl = (double)lp->credit_latency_ns * DF_TICKS_PER_NS + f;
+
+		if (lp->bandwidth_gbps > gbps)
+			gbps = lp->bandwidth_gbps;
+		if (lat > 0 && (q < 0 || lat < q))
+			q = lat;
+		if (cl > 0 && (q < 0 || cl < q))
+			q = cl;
+	}
+	/* At most an eighth of a packet time on the fastest link: packets
+	 * competing for an output are ordered to within that
+	 * (docs/realtime.md, "The quantum"). */
+	if (gbps > 0 && (q < 0 || ser_ticks(c->packet_bytes, gbps) / 8 < q))
+		q = ser_ticks(c->packet_bytes, gbps) / 8;
+	if (q < 0) /* zero latency and unlimited links: 1 ns */
+		q = DF_TICKS_PER_NS;
+	return q >= 1 ? (uint64_t)q : 1;
 }
 
 /* Key i's value in cfg as it would be written in the file (config.h). */

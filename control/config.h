@@ -67,6 +67,12 @@ enum df_finish {
 	DF_FINISH_STOP = 1, /* stop; queued packets still enter; drain */
 };
 
+/* What sets the pace of emulated time (docs/realtime.md, "Pace"). */
+enum df_pace {
+	DF_PACE_REALTIME = 0, /* the wall clock times [run] time_scale */
+	DF_PACE_NONE = 1,     /* as fast as the host can: a simulator */
+};
+
 /* OFAR's escape subnetwork ([OC] §III) */
 enum df_escape_net {
 	DF_ESC_RING = 0, /* a Hamiltonian ring, bubble flow control (§III-A) */
@@ -241,6 +247,8 @@ struct df_config {
 	double time_scale;    /* emulated time runs this many times slower;
 			       * 0 = auto until emu/timescale.c chose it */
 	int time_scale_auto;  /* auto chose time_scale */
+	enum df_pace pace;    /* what paces emulated time (docs/realtime.md) */
+	uint64_t quantum_ns;  /* the clocks' step; 0 = auto (df_quantum_ps) */
 	uint32_t watchdog_ms; /* a VC head still this long: stuck (0 = off) */
 	uint32_t tsc_calibrate_ms;
 };
@@ -285,6 +293,16 @@ int df_config_validate(const struct df_config *cfg, char *err, size_t errlen);
  * packet's serialization time on the fastest link, in ns. */
 uint64_t df_config_lateness_auto(const struct df_config *cfg);
 
+/* Emulated time's unit, the tick: a quarter of a nanosecond, whatever
+ * the host (docs/design.md, "Time, links and credits"). */
+#define DF_TICKS_PER_NS 4
+#define DF_TICK_HZ	(1e9 * DF_TICKS_PER_NS)
+
+/* The step of the workers' emulated clocks, in ticks: [run] quantum_ns,
+ * or for 0 the shortest link latency plus a flit time, at most an eighth
+ * of a packet time on the fastest link: from the network alone. */
+uint64_t df_config_quantum(const struct df_config *cfg);
+
 /* Key i (0, 1, ... in the order of --help) of cfg: its section, name
  * and value as the file would say it, in buf. Returns 1 when the value
  * is a number, 0 when it is text, 2 when it is not set (outside the key's
@@ -292,6 +310,16 @@ uint64_t df_config_lateness_auto(const struct df_config *cfg);
  * last key. */
 int df_config_value(const struct df_config *cfg, size_t i, const char **sec,
 		    const char **name, char *buf, size_t n);
+
+/* Emulated time's unit, the tick: a quarter of a nanosecond, whatever
+ * the host (docs/design.md, "Time, links and credits"). */
+#define DF_TICKS_PER_NS 4
+#define DF_TICK_HZ	(1e9 * DF_TICKS_PER_NS)
+
+/* The step of the workers' emulated clocks, in ticks: [run] quantum_ns,
+ * or for 0 the shortest link latency plus a flit time, at most an eighth
+ * of a packet time on the fastest link: from the network alone. */
+uint64_t df_config_quantum(const struct df_config *cfg);
 
 /* Key i (0, 1, ... in the order of --help) as documented: its section,
  * name, meaning and what it allows (in allowed). -1 past the last key. */

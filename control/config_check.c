@@ -113,6 +113,18 @@ static int time_scale_validate(const struct df_config *c, char *err, size_t n)
 			   AT("run", "time_scale"));
 		return -1;
 	}
+	/* ports and instances meet the wall clock: emulated time must
+	 * follow it (docs/realtime.md, "Pace") */
+	if (c->pace == DF_PACE_NONE && (c->nbind || c->ninst > 1)) {
+		df_cfg_err(err, n,
+			   "%s: [run] pace = none runs as fast as the host "
+			   "can, but %s meet the wall clock; use pace = "
+			   "realtime (the default)",
+			   AT("run", "pace"),
+			   c->nbind ? "DPDK ports ([terminals])"
+				    : "several instances ([partition])");
+		return -1;
+	}
 	return 0;
 }
 
