@@ -60,7 +60,8 @@ static inline void dp_credit_release(struct dp_router *r, uint64_t now)
 					break;
 				}
 				if (unlikely(dp_link_credit(ip->in, c->due, v,
-							    c->flits) != 0))
+							    c->flits,
+							    now) != 0))
 					r->lc->st.enq_fail++;
 				ip->dq_head[v]++;
 			}
@@ -99,7 +100,8 @@ static inline void dp_credit_return(struct dp_router *r, struct dp_port *ip,
 			return;
 		}
 	}
-	if (unlikely(dp_link_credit(ip->in, finish, vc, flits) != 0))
+	if (unlikely(dp_link_credit(ip->in, finish, vc, flits, r->lc->now) !=
+		     0))
 		r->lc->st.enq_fail++;
 }
 

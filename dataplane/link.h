@@ -120,19 +120,30 @@ static inline uint64_t dp_link_ser(const struct dp_link *l, uint32_t len)
 	return (l->cyc_per_byte_q16 * len) >> 16;
 }
 
+/* What a step at now sends is due after now, so that no node sees in
+ * a step what another sent in the same one, whatever their order: the
+ * due time of a link shorter than the quantum moves to just after the
+ * step (docs/realtime.md, "The quantum"). */
+static inline uint64_t dp_after(uint64_t due, uint64_t now)
+{
+	return due > now ? due : now + 1;
+}
+
 /*
- * Send: the packet starts at max(serializer free, ready), where ready is
- * the latest of its arrival and the credit that let it go (the caller
- * passes it); *start says when. Returns the due time at the far end.
+ * Send, in the step at now: the packet starts at max(serializer free,
+ * ready), where ready is the latest of its arrival and the credit that
+ * let it go (the caller passes it); *start says when. Returns the due
+ * time at the far end.
  */
 static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
-				      uint32_t len, uint64_t *start)
+				      uint32_t len, uint64_t *start,
+				      uint64_t now)
 {
 	*start = l->busy_until > ready ? l->busy_until : ready;
 	l->busy_until = *start + dp_link_ser(l, len);
 	l->tx_pkts++;
 	l->tx_bytes += len;
-	return l->busy_until + l->lat_tsc;
+	return dp_after(l->busy_until + l->lat_tsc, now);
 }
 
 /* Packet m onto l, due at the far end at due. -1 when the FIFO is full
@@ -165,10 +176,11 @@ static inline void dp_link_pop(struct dp_link *l)
 	dp_fifo_publish(&l->pkt_rx);
 }
 
-/* A credit of flits on VC vc onto l's credit FIFO, due upstream at due
- * (or with the one before it: the FIFO is a delay line). */
+/* A credit of flits on VC vc onto l's credit FIFO in the step at now,
+ * due upstream at due (or with the one before it: the FIFO is a delay
+ * line; and after now, dp_after). */
 static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
-				    uint32_t vc, uint32_t flits)
+				    uint32_t vc, uint32_t flits, uint64_t now)
 {
 	struct dp_credit *c;
 	uint64_t last;
@@ -177,6 +189,7 @@ static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
 		return -1;
 	last = dp_link_credit_last(l);
 	c = &l->cred[l->cred_tx.own & l->mask];
+	due = dp_after(due, now);
 	c->due = due < last ? last : due;
 	c->vc = vc;
 	c->flits = flits;
@@ -185,11 +198,12 @@ static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
 	return 0;
 }
 
-/* Return flits of buffer space on VC vc, freed at time t, upstream. */
+/* Return flits of buffer space on VC vc, freed at time t, upstream, in
+ * the step at now. */
 static inline int dp_link_credit(struct dp_link *l, uint64_t t, uint32_t vc,
-				 uint32_t flits)
+				 uint32_t flits, uint64_t now)
 {
-	return dp_link_credit_at(l, t + l->credit_lat_tsc, vc, flits);
+	return dp_link_credit_at(l, t + l->credit_lat_tsc, vc, flits, now);
 }
 
 /* The credit at the head of l's credit FIFO, or NULL. */

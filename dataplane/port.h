@@ -73,8 +73,9 @@ struct dp_port {
 	uint64_t xbar_cyc_per_byte_q16;
 	uint32_t oq_rr;
 	/* switch allocation (router.c): the input queue that comes first
-	 * at this output, the one after the last it granted */
-	uint32_t arb;
+	 * at this output, the one after the last it granted; [1]: the same
+	 * for the packets that enter the escape here (OFAR's turn 1) */
+	uint32_t arb[2];
 };
 
 /*

@@ -56,7 +56,7 @@ static void lost(struct dp_router *r, struct dp_port *p, struct rte_mbuf *m,
 		lc->rx_sum[pk->src_term] += pk->seq;
 		lc->rx_sq[pk->src_term] += (uint64_t)pk->seq * pk->seq;
 	}
-	if (unlikely(dp_link_credit(p->in, now, pk->vc, pk->flits)))
+	if (unlikely(dp_link_credit(p->in, now, pk->vc, pk->flits, now)))
 		lc->st.enq_fail++;
 	lc->st.credits_out++;
 	rte_pktmbuf_free(m);
@@ -122,7 +122,6 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		struct dp_pkt *pk = dp_pkt(m);
 		struct dp_vcq *q = &p->q[pk->vc];
 
-		dp_late_add(lc, now, pk->due_tsc);
 		if (unlikely(pk->due_tsc <= p->in->drop_until)) {
 			lost(r, p, m, now, DP_DROP_LINK_DOWN);
 			continue;
@@ -185,18 +184,19 @@ static inline struct dp_port *head_output(struct dp_router *r,
 	return &r->port[pk->out_port];
 }
 
-/* Output op granted queue qi: the queue after it comes first at op next
- * time (allocate). */
-static inline void granted(struct dp_router *r, struct dp_port *op, uint32_t qi)
+/* Output op granted queue qi its turn t (dp_choice.turn): the queue
+ * after it comes first there next time (allocate). */
+static inline void granted(struct dp_router *r, struct dp_port *op, uint32_t qi,
+			   uint32_t t)
 {
-	op->arb = qi + 1 == r->nq ? 0 : qi + 1;
+	op->arb[t] = qi + 1 == r->nq ? 0 : qi + 1;
 }
 
 /* With output queues (xbar.h): the head packet m of queue qi, routed to
  * op, crosses the crossbar, which can take it now (dp_xbar_can); its
  * input space goes back upstream when the crossing ends. */
 static int xbar_cross(struct dp_router *r, uint32_t qi, struct dp_port *op,
-		      struct rte_mbuf *m, uint64_t now)
+		      struct rte_mbuf *m, uint32_t turn)
 {
 	uint32_t k = qi / DP_VC_STRIDE, vc = qi % DP_VC_STRIDE;
 	struct dp_port *ip = &r->port[k];
@@ -208,11 +208,10 @@ static int xbar_cross(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	if (q->last_start > ready)
 		ready = q->last_start;
 	finish = dp_xbar_move(ip, op, ov, m, pk->flits, ready, &q->last_start);
-	dp_late_add(r->lc, now, q->last_start);
 	dp_credit_return(r, ip, k, vc, op, ov, q->last_start, finish,
 			 pk->flits);
 	r->oq_ports |= 1ULL << pk->out_port;
-	granted(r, op, qi);
+	granted(r, op, qi, turn);
 	vcq_pop(r, qi, q);
 	return 1;
 }
@@ -233,9 +232,7 @@ static inline uint64_t link_send(struct dp_router *r, struct dp_port *op,
 	if (op->credit_t[v] > ready)
 		ready = op->credit_t[v];
 	op->credits[v] -= pk->flits;
-	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len, &start);
-	/* how late the host moved it: its emulated start against now */
-	dp_late_add(r->lc, now, start);
+	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len, &start, now);
 	pk->vc = (uint8_t)v;
 	dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);
 	if (unlikely(dp_link_push(op->out, m, pk->due_tsc) != 0)) {
@@ -318,12 +315,12 @@ static inline void prefetch_arrivals(const struct dp_router *r, uint64_t ports)
 }
 
 /* Does queue qi come, in this step's order from start, before output
- * op's pointer (port.arb)? */
+ * op's pointer for turn t (port.arb)? */
 static inline int before_pointer(const struct dp_router *r,
 				 const struct dp_port *op, uint32_t qi,
-				 uint32_t start)
+				 uint32_t start, uint32_t t)
 {
-	uint32_t a = op->arb, nq = r->nq;
+	uint32_t a = op->arb[t], nq = r->nq;
 
 	return (qi >= start ? qi - start : qi + nq - start) <
 	       (a >= start ? a - start : a + nq - start);
@@ -341,7 +338,7 @@ static inline int no_park(struct dp_router *r)
 /* The head packet m of queue qi leaves on output op, which can take it
  * now (its waiting flits already settled). */
 static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
-			struct rte_mbuf *m, uint64_t now)
+			struct rte_mbuf *m, uint64_t now, uint32_t turn)
 {
 	struct dp_port *ip = &r->port[qi / DP_VC_STRIDE];
 	uint32_t vc = qi % DP_VC_STRIDE;
@@ -358,7 +355,7 @@ static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	q->last_start = link_send(r, op, out_vc, m, ready, now);
 	dp_credit_return(r, ip, qi / DP_VC_STRIDE, vc, op, out_vc,
 			 q->last_start, op->out->busy_until, flits);
-	granted(r, op, qi);
+	granted(r, op, qi, turn);
 	vcq_pop(r, qi, q);
 	return 1;
 }
@@ -378,7 +375,7 @@ static inline int try_routed(struct dp_router *r, uint32_t qi,
 	struct dp_pkt *pk = dp_pkt(m);
 	struct dp_port *op = head_output(r, pk);
 
-	if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
+	if (defer != UINT32_MAX && before_pointer(r, op, qi, defer, 0))
 		return -1;
 	if (unlikely(op->out->down)) {
 		if (dst_gone(r, pk)) {
@@ -397,7 +394,7 @@ static inline int try_routed(struct dp_router *r, uint32_t qi,
 		if (!dp_xbar_can(ip, op, pk->out_vc, pk->flits, r->oq_cap, now))
 			return no_park(r);
 		op->waiting[pk->out_vc] -= pk->flits;
-		return xbar_cross(r, qi, op, m, now);
+		return xbar_cross(r, qi, op, m, 0);
 	}
 	/* the serializer must be free (docs/design.md, A packet's path) and
 	 * the downstream VC must have room for the whole packet (VCT) */
@@ -409,7 +406,7 @@ static inline int try_routed(struct dp_router *r, uint32_t qi,
 	if (op->credits[pk->out_vc] < pk->flits)
 		return no_park(r);
 	op->waiting[pk->out_vc] -= pk->flits;
-	return leave(r, qi, op, m, now);
+	return leave(r, qi, op, m, now, 0);
 }
 
 /*
@@ -442,7 +439,7 @@ static inline int try_select(struct dp_router *r, uint32_t qi,
 		return no_park(r);
 	}
 	op = &r->port[c.port];
-	if (defer != UINT32_MAX && before_pointer(r, op, qi, defer))
+	if (defer != UINT32_MAX && before_pointer(r, op, qi, defer, c.turn))
 		return -1;
 	/* nothing is applied before the move is certain */
 	if (r->oq_cap && !dp_xbar_can(ip, op, c.vc, pk->flits, r->oq_cap, now))
@@ -451,8 +448,8 @@ static inline int try_select(struct dp_router *r, uint32_t qi,
 		r->port[pk->wait_port].waiting[0] -= pk->flits;
 	dp_choice_apply(r->eng, r, pk, &c);
 	if (r->oq_cap)
-		return xbar_cross(r, qi, op, m, now);
-	return leave(r, qi, op, m, now);
+		return xbar_cross(r, qi, op, m, c.turn);
+	return leave(r, qi, op, m, now, c.turn);
 }
 
 /* The head packet of queue qi leaves if it can: 1 when it did (or left
@@ -542,7 +539,15 @@ static int park(struct dp_router *r, uint64_t now)
  * tests/test_alloc.c). The fully adaptive engines (OFAR's select) follow
  * the same rule at the output they choose: their choice is applied only
  * when the packet moves (try_select), so a deferred packet chooses again
- * in the second pass, where the output may differ.
+ * in the second pass, where the output may differ. A packet entering
+ * OFAR's escape takes its turn among the others that enter it there
+ * (dp_choice.turn, port.arb[1]): it needs room for two packets, one
+ * moving along the escape room for one ([OC] §III-A), so entries fit
+ * only in the gaps of a full ring, and the packets moving along, granted
+ * between the gaps, turned the output's one pointer back to just after
+ * the ring's input each time: the first queue after it took every gap
+ * and the queues before it starved for good (ADV+h at 0.6 without CM
+ * stopped with the network full).
  */
 static unsigned allocate(struct dp_router *r, uint64_t now)
 {

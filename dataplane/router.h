@@ -87,13 +87,15 @@ static inline int dp_router_queued(const struct dp_router *r)
 	return q != 0;
 }
 
-/* Has the router work of its own for the next sweep (packets queued in
+/* Has the router work of its own for the next step (packets queued in
  * its input queues that are not parked, packets in its output queues,
- * credits held back, ports polled on every sweep)? */
+ * credits held back)? Ports fed from another instance are polled at
+ * every step the worker runs (lc->pollers), which is no work of its
+ * own. */
 static inline int dp_router_busy(const struct dp_router *r)
 {
 	return (!r->parked && dp_router_queued(r)) ||
-	       (r->dq_ports | r->oq_ports | r->always) != 0;
+	       (r->dq_ports | r->oq_ports) != 0;
 }
 
 #endif

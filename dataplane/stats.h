@@ -180,7 +180,8 @@ struct dp_stats {
 	/* ns, measured packets, by path class: [0] minimal, [1] non-minimal
 	 * ([DF] §4.2: UGAL-L's latency is bimodal, one mode per class) */
 	struct dp_hist latency[2];
-	struct dp_hist lateness; /* TSC, the host's lag (dp_late_add) */
+	struct dp_hist lateness; /* ticks: emulated time's lag behind the
+				  * wall clock, once per paced step */
 	/* measured frames from DPDK ports, ingress to egress, by pair */
 	struct dp_hist ext_latency[DP_PAIR_N];
 } __rte_cache_aligned;

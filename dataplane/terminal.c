@@ -107,7 +107,6 @@ static void generate(struct dp_term *t, uint64_t now)
 		return;
 	case DF_PROC_PERIODIC:
 		while (t->next_gen <= now) {
-			dp_late_add(t->lc, now, t->next_gen);
 			add_packet(t, t->next_gen);
 			advance(t, run->gap_q16);
 		}
@@ -120,7 +119,6 @@ static void generate(struct dp_term *t, uint64_t now)
 				   0x1.0p-53;
 			uint64_t k = 1 + (uint64_t)(log(u) / run->ln1m_load);
 
-			dp_late_add(t->lc, now, t->next_gen);
 			add_packet(t, t->next_gen);
 			advance(t, k * run->slot_q16);
 		}
@@ -158,10 +156,7 @@ static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0,
 	uint64_t ready = t0 > p->credit_t[0] ? t0 : p->credit_t[0], start;
 
 	p->credits[0] -= pk->flits;
-	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len, &start);
-	/* a host behind its schedule injects late: counted, since the
-	 * arrivals downstream look punctual (their due times move too) */
-	dp_late_add(t->lc, now, start);
+	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len, &start, now);
 	dp_cap_tap(t->lc, p->out, m, 0, 0, now);
 	if (unlikely(dp_link_push(p->out, m, pk->due_tsc) != 0)) {
 		t->lc->st.enq_fail++;
@@ -299,7 +294,7 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 		else
 			lc->st.minimal++;
 	}
-	if (unlikely(dp_link_credit(t->port.in, left, 0, o->flits)))
+	if (unlikely(dp_link_credit(t->port.in, left, 0, o->flits, lc->now)))
 		lc->st.enq_fail++;
 	lc->st.credits_out++;
 }
@@ -329,12 +324,11 @@ static void check_builtin(struct dp_term *t, struct rte_mbuf *m)
 	lc->rx_sq[src] += (uint64_t)seq * seq;
 }
 
-static void deliver(struct dp_term *t, struct rte_mbuf *m, uint64_t now)
+static void deliver(struct dp_term *t, struct rte_mbuf *m)
 {
 	struct dp_pkt *pk = dp_pkt(m);
 	struct dp_out o;
 
-	dp_late_add(t->lc, now, pk->due_tsc);
 	/* a host's frame to a terminal with no port: the sink takes it; its
 	 * payload is the host's, not ours to check */
 	if (!(pk->flags & DP_PKT_EXTERNAL))
@@ -450,7 +444,6 @@ static unsigned port_step(struct dp_term *t, uint64_t now)
 	while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
 		struct dp_out o;
 
-		dp_late_add(lc, now, dp_pkt(m)->due_tsc);
 		capture(m, &o);
 		if (rte_eth_tx_burst((uint16_t)t->eth, 0, &m, 1) != 1) {
 			t->held = m;
@@ -526,7 +519,7 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now)
 	lc->st.credits_in += work;
 	if (poll & (1ULL << DP_TERM_POLL_PKT))
 		while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
-			deliver(t, m, now);
+			deliver(t, m);
 			work++;
 		}
 	if (lc->gen_on)
@@ -550,7 +543,9 @@ int dp_term_busy(const struct dp_term *t)
 	const struct dp_lcore *lc = t->lc;
 	const struct dp_run *run = lc->run;
 
-	if (t->eth >= 0 || t->sq_head != t->sq_tail)
+	/* (a terminal bound to a port is polled at every step the worker
+	 * runs, lc->pollers: no work of its own) */
+	if (t->sq_head != t->sq_tail)
 		return 1;
 	if (!lc->gen_on)
 		return 0;

@@ -54,6 +54,15 @@ void dp_wheel_advance(struct dp_wheel *wh, uint64_t now)
 {
 	uint64_t end = now >> DP_WHEEL_SHIFT, s = wh->cur, s1;
 
+	if (now > wh->now) {
+		/* what was due by this step is: its nodes step now */
+		for (uint32_t i = 0; i < wh->nwords; i++) {
+			wh->active[i] |= wh->soon[i];
+			wh->soon[i] = 0;
+		}
+		wh->now = now;
+		wh->next = wh->quantum ? now + wh->quantum : 0;
+	}
 	if (end < s)
 		return;
 	/* a host stall longer than a turn: every fine slot once */

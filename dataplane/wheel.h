@@ -64,9 +64,15 @@ struct dp_wheel_level {
 };
 
 struct dp_wheel {
-	uint64_t cur;	  /* fine slot (absolute, TSC >> SHIFT) not passed */
+	uint64_t now; /* the time it was advanced to: due by then fires */
+	/* now plus its worker's quantum: due by then fires at the next
+	 * step, through soon (0: no such shortcut) */
+	uint64_t next, quantum;
+	uint64_t cur;	  /* fine slot (absolute, ticks >> SHIFT) not passed */
 	uint64_t cur1;	  /* coarse slot last moved to the fine wheel */
 	uint64_t *active; /* nodes to step: bit per node */
+	uint64_t *soon;	  /* nodes to step at the next step (nwords) */
+	uint32_t nwords;
 	struct dp_wheel_level fine, coarse;
 };
 
@@ -94,13 +100,24 @@ static inline void dp_wheel_insert(struct dp_wheel *wh, struct dp_wake *w,
 	uint64_t s = due >> DP_WHEEL_SHIFT, s1;
 
 	w->due = due;
-	if (s <= wh->cur) {
-		/* due in the slot being looked at (a zero-latency link, or
-		 * a host behind): no detour through the wheel */
+	if (due <= wh->now) {
+		/* due already (a wake armed for what is waiting): no
+		 * detour through the wheel */
 		dp_wake_fire(wh, w);
 		return;
 	}
+	if (due <= wh->next) {
+		/* due by the next step (a link shorter than a quantum, a
+		 * saturated network): marked for it, no detour either; its
+		 * port may be polled early, and finds nothing due */
+		w->state = DP_WAKE_FIRED;
+		*w->poll |= w->bit;
+		wh->soon[w->node >> 6] |= 1ULL << (w->node & 63);
+		return;
+	}
 	w->state = DP_WAKE_QUEUED;
+	if (s < wh->cur) /* in the slot being looked at: it is again */
+		s = wh->cur;
 	if (s < wh->cur + DP_WHEEL_SLOTS) {
 		dp_wheel_put(&wh->fine, w, s);
 		return;

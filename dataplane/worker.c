@@ -1,38 +1,46 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Worker lcore: runs its routers and terminals round-robin, one poll step
- * each per sweep, reading the TSC once per sweep (docs/design.md, Time,
- * links and credits). With idle backoff on, a sweep that found nothing to
- * do sleeps until shortly before the next known event (a packet or credit
- * due, a packet to generate), so dfemu can share a small machine's cores
- * with its traffic peers.
+ * Worker lcore: its emulated clock steps by the run's quantum; each step
+ * fires the wakes due by then and steps the active routers and
+ * terminals once each, in node order, with the step's emulated time as
+ * now (docs/design.md, "Time, links and credits"). So what a step
+ * handles is decided by emulated time alone, never by the host: a late
+ * host delays steps, it does not reorder them. Steps with nothing due
+ * are skipped. Several workers keep in step conservatively, with no
+ * barrier: each publishes its clock, and runs a step only once every
+ * other worker's clock is at most one quantum behind it (a step's
+ * output is due after the step, so that is all it can receive). Paced,
+ * a step waits for the wall clock; unpaced, it runs at once. With idle
+ * backoff on, a worker that waits a while sleeps instead, so dfemu can
+ * share a small machine's cores with its traffic peers.
  */
 #include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
 
 #include <rte_cycles.h>
+#include <rte_pause.h>
 
 #include "bridge.h"
 #include "unmap_guard.h"
 #include "worker.h"
 
-static void idle(struct dp_lcore *lc, uint64_t now)
+/* Sleep for about tsc cycles (at most one idle sleep), when that is
+ * long enough to be worth it. */
+static void nap(struct dp_lcore *lc, uint64_t tsc)
 {
 	const struct dp_run *run = lc->run;
-	uint64_t gap, sleep_tsc;
 	struct timespec ts;
 
-	if (lc->next_event <= now)
+	if (!run->idle_backoff || tsc <= 2 * run->idle_margin_tsc) {
+		rte_pause();
 		return;
-	gap = lc->next_event - now;
-	if (gap <= 2 * run->idle_margin_tsc)
-		return;
-	sleep_tsc = gap - run->idle_margin_tsc;
-	if (sleep_tsc > run->idle_sleep_tsc)
-		sleep_tsc = run->idle_sleep_tsc;
+	}
+	tsc -= run->idle_margin_tsc;
+	if (tsc > run->idle_sleep_tsc)
+		tsc = run->idle_sleep_tsc;
 	ts.tv_sec = 0;
-	ts.tv_nsec = (long)((double)sleep_tsc * 1e9 / (double)rte_get_tsc_hz());
+	ts.tv_nsec = (long)((double)tsc * 1e9 / (double)rte_get_tsc_hz());
 	if (ts.tv_nsec >= 1000000000L)
 		ts.tv_nsec = 999999999L;
 	nanosleep(&ts, NULL);
@@ -102,54 +110,275 @@ static unsigned step_nodes(struct dp_lcore *lc, uint64_t now)
 	return work;
 }
 
+/* The first step at or after t (UINT64_MAX: none). */
+static inline uint64_t grid_ceil(const struct dp_run *run, uint64_t t)
+{
+	uint64_t q = run->quantum;
+
+	if (t <= run->t0)
+		return run->t0;
+	if (t >= UINT64_MAX - q)
+		return UINT64_MAX;
+	return run->t0 + (t - run->t0 + q - 1) / q * q;
+}
+
+/* The latest step this worker may run: one quantum past the slowest
+ * other worker's clock (anything it sends later is due after its next
+ * step), and not past the main lcore's hold. */
+static uint64_t allowed(const struct dp_lcore *lc)
+{
+	const struct dp_run *run = lc->run;
+	uint64_t a = __atomic_load_n(&run->hold, __ATOMIC_ACQUIRE);
+
+	for (uint32_t w = 0; w < run->nworkers; w++) {
+		const struct dp_lcore *o = run->lcs[w];
+		uint64_t c;
+
+		if (o == lc)
+			continue;
+		c = __atomic_load_n(&o->clock, __ATOMIC_ACQUIRE) + run->quantum;
+		if (c < a)
+			a = c;
+	}
+	return a;
+}
+
+/* Has any node work of its own for the next step? */
+static int any_active(const struct dp_lcore *lc)
+{
+	uint32_t n = lc->nterms + lc->nrouters;
+
+	for (uint32_t wi = 0; wi * 64 < n; wi++)
+		if (lc->wheel->active[wi] | lc->wheel->soon[wi])
+			return 1;
+	return 0;
+}
+
+/* The emulated time generation ends at here: the steps after it
+ * generate nothing. */
+static inline uint64_t gen_until(const struct dp_lcore *lc)
+{
+	const struct dp_run *run = lc->run;
+	uint64_t g = run->gen_end;
+
+	if (!run->gen_on)
+		return 0;
+	return lc->gen_stop < g ? lc->gen_stop : g;
+}
+
+/* The time of checkpoint j ([traffic] finish = keep): j times ckpt
+ * after the first step at or after the window's end (every step, and so
+ * every checkpoint, is a multiple of the quantum from t0, whatever the
+ * worker has done: else the steps would depend on the placement). */
+static inline uint64_t ckpt_at(const struct dp_run *run, uint32_t j)
+{
+	return grid_ceil(run, run->m1) + (uint64_t)j * run->ckpt;
+}
+
+/* The next checkpoint to take, UINT64_MAX when none is needed. */
+static inline uint64_t ckpt_next(const struct dp_lcore *lc)
+{
+	const struct dp_run *run = lc->run;
+
+	if (!run->finish_keep || lc->gen_stop != UINT64_MAX ||
+	    run->m1 == UINT64_MAX)
+		return UINT64_MAX;
+	return ckpt_at(run, lc->ckpt_n);
+}
+
+/*
+ * [traffic] finish = keep: generation goes on after the window until
+ * every measured packet is in ([DF] §4.2). Every worker notes its
+ * measured counts at each checkpoint; at checkpoint j + 1 each reads
+ * everyone's for j (all have taken it: no clock is more than a quantum
+ * behind, and checkpoints are further apart) and, if all were in, ends
+ * generation there. Every worker decides the same, at the same emulated
+ * time, whatever the number of workers.
+ */
+static void ckpt_take(struct dp_lcore *lc)
+{
+	const struct dp_run *run = lc->run;
+	uint32_t j = lc->ckpt_n++;
+	struct dp_ckpt *c = &lc->ckpt[j % DP_CKPTS];
+	uint64_t gen = 0, in = 0;
+
+	c->gen = lc->st.c.gen_measured;
+	c->in = lc->st.c.del_measured + lc->st.c.drops_measured;
+	__atomic_store_n(&c->n, (uint64_t)j + 1, __ATOMIC_RELEASE);
+	if (j == 0)
+		return;
+	for (uint32_t w = 0; w < run->nworkers; w++) {
+		const struct dp_ckpt *o =
+			&run->lcs[w]->ckpt[(j - 1) % DP_CKPTS];
+
+		while (__atomic_load_n(&o->n, __ATOMIC_ACQUIRE) < j)
+			rte_pause(); /* not seen: a worker is mid-step */
+		gen += o->gen;
+		in += o->in;
+	}
+	if (gen == in)
+		lc->gen_stop = ckpt_at(run, j);
+}
+
+/* The clock reaches t: checkpoints up to t taken, then published. */
+static void publish(struct dp_lcore *lc, uint64_t t)
+{
+	while (ckpt_next(lc) <= t)
+		ckpt_take(lc);
+	/* Tell main that generation has stopped here for good: the
+	 * counters it reads after this flag include every injection
+	 * (stores stay in order on x86; the barrier says so). */
+	if (!lc->gen_off_done && t > gen_until(lc)) {
+		rte_smp_wmb();
+		lc->gen_off_done = 1;
+	}
+	__atomic_store_n(&lc->clock, t, __ATOMIC_RELEASE);
+}
+
+/* The last step the wall clock has passed (paced). */
+static inline uint64_t wall_step(const struct dp_run *run, uint64_t wall)
+{
+	uint64_t d;
+
+	if (wall <= run->tsc0)
+		return run->t0;
+	d = (uint64_t)((unsigned __int128)(wall - run->tsc0) << 32) /
+	    run->tsc_per_tick_q32;
+	return run->t0 + d / run->quantum * run->quantum;
+}
+
+/*
+ * The next step with something to do: the one after the clock when a
+ * node is active, else the first with a wake or timer due; never past a
+ * checkpoint. What comes from outside (DPDK ports, other instances) is
+ * looked for at the wall clock's step: every quantum while the worker
+ * keeps up, and at once, past the steps with nothing due, when it is
+ * behind (a frame is stamped with the step that takes it, as ns-3's
+ * real-time scheduler stamps external events with the wall clock).
+ */
+static uint64_t next_step(struct dp_lcore *lc, uint64_t wall)
+{
+	const struct dp_run *run = lc->run;
+	uint64_t t = lc->clock + run->quantum, c = ckpt_next(lc);
+
+	if (!any_active(lc) && lc->next_event > lc->clock) {
+		uint64_t w = dp_wheel_next(lc->wheel);
+
+		if (lc->next_event < w)
+			w = lc->next_event;
+		if (lc->npollers || lc->bridge != NULL) {
+			uint64_t p = run->paced ? wall_step(run, wall) : t;
+
+			if (p < w)
+				w = p;
+		}
+		w = grid_ceil(run, w);
+		if (w > t)
+			t = w;
+	}
+	return c < t ? c : t;
+}
+
+/* Wall TSC at which the step at t may run (paced). */
+static inline uint64_t wall_at(const struct dp_run *run, uint64_t t)
+{
+	return run->tsc0 + (uint64_t)((unsigned __int128)(t - run->t0) *
+					      run->tsc_per_tick_q32 >>
+				      32);
+}
+
+/* Run the step at t: wakes due, active nodes, the bridge. The bridge
+ * (its ports to other instances) is looked at once every bridge_gap_tsc
+ * of wall time at most: every step while the worker keeps up, and not
+ * at each of the steps it runs to catch up, which it could not then do
+ * (a step costs more than its quantum with the ports' bursts). */
+static unsigned step(struct dp_lcore *lc, uint64_t t, uint64_t wall)
+{
+	unsigned work;
+
+	lc->now = t;
+	lc->next_event = UINT64_MAX;
+	lc->gen_on = t <= gen_until(lc);
+	dp_wheel_advance(lc->wheel, t);
+	for (uint32_t i = 0; lc->npollers && i < lc->wheel->nwords; i++)
+		lc->wheel->active[i] |= lc->pollers[i];
+	work = step_nodes(lc, t);
+	if (lc->bridge != NULL &&
+	    wall - lc->bridge_wall >= lc->run->bridge_gap_tsc) {
+		lc->bridge_wall = wall;
+		work += dp_bridge_step(lc->bridge, t);
+	}
+	lc->sweeps++;
+	return work;
+}
+
+/* Paced: the step at t may not run before the wall clock says so.
+ * Returns 1 when it may run now; else waits a little and returns 0 (the
+ * caller looks again: another worker may send something sooner). The
+ * lag of the steps that run is recorded, in emulated ticks. */
+static int paced(struct dp_lcore *lc, uint64_t t, uint64_t wall)
+{
+	const struct dp_run *run = lc->run;
+	uint64_t at = wall_at(run, t);
+
+	if (wall < at) {
+		nap(lc, at - wall);
+		return 0;
+	}
+	dp_hist_add(&lc->st.lateness,
+		    (uint64_t)((double)(wall - at) * 4294967296.0 /
+			       (double)run->tsc_per_tick_q32));
+	return 1;
+}
+
 int dp_worker_main(void *arg)
 {
 	struct dp_lcore *lc = arg;
 	const struct dp_run *run = lc->run;
 	struct rte_rcu_qsbr *guard = dp_unmap_guard_init();
+	uint64_t prev = rte_rdtsc();
+	unsigned prev_work = 0;
 
 	/* Outside the hot loop: make short idle sleeps short. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	dp_unmap_guard_online(guard, lc->lcore_id);
-	uint64_t prev = rte_rdtsc();
-	unsigned prev_work = 0;
-
 	while (!run->quit) {
-		uint64_t now = rte_rdtsc();
-		unsigned work = 0;
+		uint64_t wall = rte_rdtsc(), a, t;
 
-		/* between sweeps: in no port's burst (unmap_guard.h) */
+		/* between steps: in no port's burst (unmap_guard.h) */
 		dp_unmap_guard_quiescent(guard, lc->lcore_id);
-		if (prev_work) /* the last sweep did something: it was busy */
-			lc->busy_tsc += now - prev;
-		prev = now;
-
-		lc->next_event = UINT64_MAX;
-		lc->gen_on = run->gen_on;
+		if (prev_work) /* the last step did something: it was busy */
+			lc->busy_tsc += wall - prev;
+		prev = wall;
+		prev_work = 0;
+		/* the others' clocks first: every note they sent for events
+		 * due by then is in the queues when they are read */
+		a = allowed(lc);
 		take_notes(lc);
-		dp_wheel_advance(lc->wheel, now);
-		work += step_nodes(lc, now);
-		if (lc->bridge != NULL) /* links to other instances */
-			work += dp_bridge_step(lc->bridge, now);
-		lc->sweeps++;
-		prev_work = work;
-		/* Tell main that generation has stopped here for good: the
-		 * counters it reads after this flag include every injection
-		 * (stores stay in order on x86; the barrier says so). */
-		if (!lc->gen_on && !lc->gen_off_done) {
-			rte_smp_wmb();
-			lc->gen_off_done = 1;
+		t = next_step(lc, wall);
+		if (t > a || t == UINT64_MAX) {
+			/* nothing to do up to a: say so, so the others can
+			 * go on (SimBricks' sync message), paced no further
+			 * than the wall clock; wait for them */
+			uint64_t c = run->paced ? wall_step(run, wall) : a;
+
+			if (c > a)
+				c = a;
+			if (c != UINT64_MAX && c > lc->clock)
+				publish(lc, c);
+			if (t == UINT64_MAX || a == run->hold)
+				nap(lc, run->idle_sleep_tsc +
+						3 * run->idle_margin_tsc);
+			else
+				rte_pause();
+			continue;
 		}
-		/* (with a bridge too: on a machine whose CPUs the instances
-		 * share, busy workers cost more lateness than the sleeps;
-		 * docs/instances.md) */
-		if (work == 0 && run->idle_backoff) {
-			/* nothing to do before the wheel's next wake */
-			uint64_t next = dp_wheel_next(lc->wheel);
-			if (next < lc->next_event)
-				lc->next_event = next;
-			idle(lc, now);
-		}
+		if (t - run->quantum > lc->clock)
+			publish(lc, t - run->quantum); /* idle until t */
+		if (run->paced && !paced(lc, t, wall))
+			continue;
+		prev_work = step(lc, t, wall);
+		publish(lc, t);
 	}
 	dp_unmap_guard_offline(guard, lc->lcore_id);
 	return 0;

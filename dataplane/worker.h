@@ -25,7 +25,25 @@ struct dp_bridge;
 struct dp_run {
 	volatile int gen_on; /* terminals generate new packets */
 	volatile int quit;
-	uint64_t m0, m1; /* measurement window, TSC */
+	/* the measurement window, in emulated ticks (DF_TICK_HZ) */
+	volatile uint64_t m0, m1;
+	/*
+	 * Emulated time (docs/design.md, "Time, links and credits"): every
+	 * worker's clock steps by quantum ticks, from t0. Generation ends
+	 * at gen_end ([traffic] finish = stop, Ctrl-C; keep: the workers
+	 * decide at their checkpoints, every ckpt ticks from m1). No
+	 * worker runs a step past hold (a change due then, emu/run.c).
+	 * Paced (pace_q32): a step at T runs once the wall clock is past
+	 * tsc0 + (T - t0) TSC cycles, tsc_per_tick_q32 (32.32) apart.
+	 */
+	uint64_t t0, quantum, ckpt;
+	volatile uint64_t gen_end, hold;
+	uint64_t tsc0, tsc_per_tick_q32;
+	uint64_t bridge_gap_tsc; /* the bridge's wall time between looks */
+	int paced;
+	int finish_keep; /* [traffic] finish = keep, steady mode */
+	uint32_t nworkers;
+	struct dp_lcore *const *lcs; /* every worker, for their clocks */
 	struct rte_mempool *pool;
 	const struct df_tables *tb;
 	/* a partitioned run's table changes (docs/instances.md):
@@ -158,6 +176,14 @@ struct dp_lcore {
 	uint32_t nnotes, nxwakes;
 	struct dp_wake **xwakes;
 	uint64_t next_event;
+	uint64_t now; /* the step being run: its emulated time */
+	/* nodes stepped at every step to poll what comes from outside
+	 * (DPDK ports, other instances), as a bit per node */
+	uint64_t *pollers;
+	uint32_t npollers;
+	uint64_t bridge_wall; /* TSC the bridge was last looked at */
+	uint64_t gen_stop; /* generation ends after this step (checkpoints) */
+	uint32_t ckpt_n;   /* checkpoints taken */
 	/* exactly-once check, per source terminal: count, sum, sum of squares
 	 * of the sequence numbers delivered here */
 	uint64_t *rx_cnt, *rx_sum, *rx_sq;
@@ -174,7 +200,18 @@ struct dp_lcore {
 	unsigned lcore_id;
 	struct rte_ring *cap_ring; /* capture records for the main lcore */
 	struct dp_bridge *bridge; /* worker 0 of a partitioned run (bridge.h) */
+	/* written by this worker, read by the others and main: how far its
+	 * clock has got (every event due by then handled, none due by
+	 * then still to come from it), and its measured packets' counts at
+	 * each checkpoint (ring of DP_CKPTS) */
+	volatile uint64_t clock __rte_cache_aligned;
+	struct dp_ckpt {
+		volatile uint64_t n; /* checkpoint number + 1 */
+		uint64_t gen, in;    /* measured: generated, arrived or lost */
+	} ckpt[4];
 } __rte_cache_aligned;
+
+#define DP_CKPTS 4
 
 /*
  * Random draws. Every terminal and every router has a stream of its own
@@ -234,18 +271,6 @@ static inline uint64_t dp_rand_seed(uint64_t seed, enum dp_rand_kind kind,
 	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
 	z ^= z >> 31;
 	return z != 0 ? z : 0x9E3779B97F4A7C15ULL;
-}
-
-/*
- * The host's lag on one event: how long after its emulated instant due
- * the worker got to it (now). Every packet arrival, departure and
- * generation counts, so a host that falls behind shows it where the work
- * starts, not only on the packets it got to (docs/realtime.md, "The lag
- * and the verdict").
- */
-static inline void dp_late_add(struct dp_lcore *lc, uint64_t now, uint64_t due)
-{
-	dp_hist_add(&lc->st.lateness, now > due ? now - due : 0);
 }
 
 unsigned dp_term_step(struct dp_term *t, uint64_t now);

@@ -450,13 +450,24 @@ static int build_wakes(struct emu *e)
 			return oom(e, "timing wheels");
 		lc->wheel->active = emu_arena_alloc(
 			&e->mem, (words + 1) * sizeof(uint64_t));
-		if (lc->wheel->active == NULL)
+		lc->wheel->soon = emu_arena_alloc(
+			&e->mem, (words + 1) * sizeof(uint64_t));
+		lc->pollers = emu_arena_alloc(&e->mem,
+					      (words + 1) * sizeof(uint64_t));
+		if (lc->wheel->active == NULL || lc->wheel->soon == NULL ||
+		    lc->pollers == NULL)
 			return oom(e, "timing wheels");
+		lc->wheel->nwords = words;
+		lc->wheel->quantum = e->run.quantum;
 		for (uint32_t i = 0; i < n; i++)
 			lc->wheel->active[i / 64] |= 1ULL << (i % 64);
 		for (uint32_t i = 0; i < lc->nterms; i++) {
 			struct dp_term *te = lc->terms[i];
 			te->node = i;
+			if (te->eth >= 0) { /* its port: polled every step */
+				lc->pollers[i / 64] |= 1ULL << (i % 64);
+				lc->npollers++;
+			}
 			wake_target(&te->port.in->pkt_wake, lc->wheel,
 				    &te->poll, DP_TERM_POLL_PKT, i);
 			wake_target(&te->port.out->cred_wake, lc->wheel,
@@ -500,6 +511,11 @@ static int build_wakes(struct emu *e)
 						      p);
 				else if (bridged)
 					ro->always |= 1ULL << k;
+			}
+			if (ro->always) { /* polled every step */
+				lc->pollers[ro->node / 64] |=
+					1ULL << (ro->node % 64);
+				lc->npollers++;
 			}
 		}
 	}
@@ -566,6 +582,13 @@ void emu_init_run(struct emu *e)
 	run->idle_backoff = c->idle_backoff;
 	run->idle_sleep_tsc = ns_to_tsc(e->hz, c->idle_sleep_us * 1000ULL);
 	run->idle_margin_tsc = ns_to_tsc(e->hz, 20000);
+	run->quantum = df_config_quantum(c);
+	run->bridge_gap_tsc = ns_to_tsc(e->hz, 1000);
+	run->ckpt = 16 * run->quantum;
+	run->finish_keep =
+		c->mode == DF_MODE_STEADY && c->finish == DF_FINISH_KEEP;
+	run->paced = c->pace == DF_PACE_REALTIME;
+	run->nworkers = e->pl->nworkers;
 }
 
 /* Free what is still in the network (after a timeout) and every object. */

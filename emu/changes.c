@@ -177,6 +177,28 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 	return c;
 }
 
+/* When scheduled event i is due, in emulated ticks. */
+static uint64_t event_due(const struct emu_ctl *c, uint32_t i)
+{
+	return c->t0 + (uint64_t)(c->pl->events[i].t_ms * c->hz / 1e3);
+}
+
+uint64_t emu_ctl_next_due(const struct emu_ctl *c)
+{
+	const struct df_fault_event *ev;
+
+	if (c == NULL || c->role == ROLE_FOLLOWER ||
+	    c->next_event >= c->pl->nevents)
+		return UINT64_MAX;
+	ev = &c->pl->events[c->next_event];
+	/* one that waits for the change before to settle is made when it
+	 * has (the workers must go on for that), not at its time */
+	if (ev->op != DF_FAULT_LOAD &&
+	    (c->settling || !c->peers_settled || c->staged.on))
+		return UINT64_MAX;
+	return event_due(c, c->next_event);
+}
+
 void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
 {
 	char msg[320];
@@ -189,7 +211,7 @@ void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
 		ctl_settle(c, now);
 	while (c->next_event < c->pl->nevents) {
 		const struct df_fault_event *ev = &c->pl->events[c->next_event];
-		uint64_t due = c->t0 + (uint64_t)(ev->t_ms * c->hz / 1e3);
+		uint64_t due = event_due(c, c->next_event);
 		char arg[64];
 		if (now < due)
 			break;

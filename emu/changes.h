@@ -25,8 +25,12 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 			      struct dp_term *const *terms, double hz,
 			      double ehz, uint64_t t0, char *err,
 			      size_t errlen);
-/* Main lcore: scheduled events now due, and a pending command. */
+/* Main lcore: scheduled events now due, and a pending command. Times
+ * are emulated ticks. */
 void emu_ctl_poll(struct emu_ctl *c, uint64_t now);
+/* When the next scheduled event can be made, UINT64_MAX if none can
+ * yet: the workers hold there until it is (emu/run.c, hold_at). */
+uint64_t emu_ctl_next_due(const struct emu_ctl *c);
 /* A partitioned run lost instance j (emu/peer_sync.c): its routers are
  * taken out of the tables and its links go down here. why: how it was
  * found lost. Returns 0, 1 while the change before settles (ask again),

@@ -74,6 +74,12 @@ struct df_report {
 	int interrupted;   /* 1: measurement cut short, 2: drain cut short */
 	double wall_s, measure_s, tsc_hz;
 	double time_scale;	 /* [run] time_scale of the run */
+	/* emulated time run, emulated seconds per wall second, the step of
+	 * the clocks (docs/realtime.md, "Pace") */
+	double emulated_s, pace, quantum_ns;
+	/* the run has DPDK ports or instances: its lag must stay within
+	 * [run] lateness_tolerance_ns, else exit 5 */
+	int needs_real_time;
 	double batch_time_ns;	 /* batch modes: start to the last delivery */
 	uint64_t rx_min, rx_max; /* packets received per terminal, extremes */
 	/* terminals on DPDK ports: frames in, out, ARP answered, refusals */

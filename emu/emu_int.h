@@ -21,8 +21,9 @@ struct emu_inst;
 
 struct emu {
 	const struct df_plan *pl;
-	/* TSC ticks per wall second, and per emulated second: hz times
-	 * [run] time_scale (docs/realtime.md, "Time dilation") */
+	/* TSC ticks per wall second, and emulated ticks per emulated
+	 * second (DF_TICK_HZ, whatever the host: docs/design.md, "Time,
+	 * links and credits") */
 	double hz, ehz;
 	unsigned id; /* the run's number: unique ring/pool names across runs */
 	struct dp_run run;

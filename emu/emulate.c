@@ -23,8 +23,9 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 		.pl = pl, .hz = opt->tsc_hz, .err = err, .errlen = errlen};
 	int rc = -1;
 
-	/* auto (0) is chosen before: emu/timescale.c */
-	e.ehz = e.hz * (pl->cfg.time_scale > 0 ? pl->cfg.time_scale : 1);
+	/* every time in the datapath is in emulated ticks, the same on
+	 * every host; the time scale only paces them (emu/run.c) */
+	e.ehz = DF_TICK_HZ;
 
 	memset(rep, 0, sizeof(*rep));
 	e.id = ++run_id;

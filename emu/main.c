@@ -556,6 +556,15 @@ static void print_check(const struct df_plan *pl, const struct df_config *cfg)
 	       (unsigned long long)(df_emulate_state_bytes(pl) >> 20),
 	       (unsigned long long)(df_hugepages_free() >> 20));
 	df_report_time_scale(stdout, cfg, cfg->time_scale);
+	/* which verdict the run gets (docs/realtime.md, "The lag and the
+	 * verdict") */
+	printf("  pace         %s, quantum %g ns; %s\n",
+	       cfg->pace == DF_PACE_NONE ? "none" : "realtime",
+	       (double)df_config_quantum(cfg) / DF_TICKS_PER_NS,
+	       cfg->nbind || cfg->ninst > 1
+		       ? "needs real time (ports or instances): exits 5 when "
+			 "the lag p99 exceeds run.lateness_tolerance_ns"
+		       : "no ports: exact at any lag");
 }
 
 /* EAL's arguments: the ones given (after --eal, or before --), or

@@ -388,7 +388,10 @@ static void json_lateness(FILE *f, const struct df_config *c,
 		"  \"lateness_ns\": {\"p50\": %llu, \"p99\": %llu, "
 		"\"max\": %llu, \"tolerance\": %llu, \"tolerance_auto\": %s, "
 		"\"within_tolerance\": %s},\n"
-		"  \"kept_real_time\": %s,\n"
+		"  \"kept_real_time\": %s,\n  \"needs_real_time\": %s,\n"
+		"  \"pace\": {\"mode\": \"%s\", \"emulated_s_per_wall_s\": "
+		"%.6g, "
+		"\"emulated_s\": %.6f, \"quantum_ns\": %g},\n"
 		"  \"time_scale\": %g,\n  \"time_scale_auto\": %s,\n",
 		(unsigned long long)r->late_p50_ns,
 		(unsigned long long)r->late_p99_ns,
@@ -396,7 +399,10 @@ static void json_lateness(FILE *f, const struct df_config *c,
 		(unsigned long long)c->lateness_tolerance_ns,
 		c->lateness_auto ? "true" : "false",
 		r->lateness_ok ? "true" : "false",
-		r->lateness_ok ? "true" : "false", r->time_scale,
+		r->lateness_ok ? "true" : "false",
+		r->needs_real_time ? "true" : "false",
+		c->pace == DF_PACE_NONE ? "none" : "realtime", r->pace,
+		r->emulated_s, r->quantum_ns, r->time_scale,
 		c->time_scale_auto ? "true" : "false");
 }
 

@@ -481,18 +481,36 @@ static void print_paths(FILE *f, const struct df_plan *pl,
 	print_link_use(f, r);
 }
 
-/* The verdicts: lateness, credits, delivery; the digest. */
+/* The pace and the lag: how emulated time kept up with the wall clock,
+ * which only a run with ports or instances needs (docs/realtime.md). */
+static void print_pace(FILE *f, const struct df_config *c,
+		       const struct df_report *r)
+{
+	fprintf(f,
+		"  %-22s %s, %.3g emulated s per wall s (%.3f s in %.3f s), "
+		"quantum %g ns\n",
+		"pace", c->pace == DF_PACE_NONE ? "none" : "realtime", r->pace,
+		r->emulated_s, r->wall_s, r->quantum_ns);
+	if (c->pace == DF_PACE_NONE)
+		return;
+	fprintf(f, "  %-22s p50 %llu  p99 %llu  max %llu  ", "lag (ns)",
+		(unsigned long long)r->late_p50_ns,
+		(unsigned long long)r->late_p99_ns,
+		(unsigned long long)r->late_max_ns);
+	if (r->needs_real_time)
+		fprintf(f, "(tolerance %llu%s)%s\n",
+			(unsigned long long)c->lateness_tolerance_ns,
+			c->lateness_auto ? ", one packet time" : "",
+			r->lateness_ok ? "" : "  NOT REAL TIME");
+	else
+		fprintf(f, "(no ports: exact at any lag)\n");
+}
+
+/* The verdicts: lag, credits, delivery; the digest. */
 static void print_checks(FILE *f, const struct df_config *c,
 			 const struct df_report *r)
 {
-	fprintf(f,
-		"  %-22s p50 %llu  p99 %llu  max %llu  (tolerance %llu%s)%s\n",
-		"lateness (ns)", (unsigned long long)r->late_p50_ns,
-		(unsigned long long)r->late_p99_ns,
-		(unsigned long long)r->late_max_ns,
-		(unsigned long long)c->lateness_tolerance_ns,
-		c->lateness_auto ? ", one packet time" : "",
-		r->lateness_ok ? "" : "  NOT REAL TIME");
+	print_pace(f, c, r);
 	fprintf(f, "  %-22s %s%s%s", "credits conserved",
 		r->credits_conserved ? "yes" : "NO: ",
 		r->credits_conserved ? "" : r->credit_issue,
@@ -570,12 +588,12 @@ static void print_warnings(FILE *f, const struct df_config *c,
 			(unsigned long long)c->drain_timeout_ms);
 	if (!r->lateness_ok)
 		fprintf(f,
-			"  NOT REAL TIME: lateness p99 %llu ns exceeds [run] "
-			"lateness_tolerance_ns = %llu%s: the host did not keep "
-			"up with the emulated time, so throughput and latency "
-			"are partly the host's (exit status 5). Lower the "
-			"link bandwidths or the load, use hugepages, or give "
-			"the routers more lcores.\n",
+			"  NOT REAL TIME: lag p99 %llu ns exceeds [run] "
+			"lateness_tolerance_ns = %llu%s: emulated time fell "
+			"behind the wall clock, so the ports' peers saw a "
+			"slower network (exit status 5). Raise [run] "
+			"time_scale, lower the link bandwidths or the load, "
+			"use hugepages, or give the routers more lcores.\n",
 			(unsigned long long)r->late_p99_ns,
 			(unsigned long long)c->lateness_tolerance_ns,
 			c->lateness_auto ? " (auto: one packet's time on the "

@@ -32,7 +32,22 @@ static int measured_in(const struct dp_stats *s)
 	return s->gen_measured == s->del_measured + s->drops_measured;
 }
 
-/* Every worker has run a whole sweep since generation was switched off. */
+/* Emulated time as the main lcore sees it: the slowest worker's clock
+ * (every event due by then is handled). */
+static uint64_t emu_now(const struct emu *e)
+{
+	uint64_t t = UINT64_MAX;
+
+	for (uint32_t w = 0; w < e->pl->nworkers; w++) {
+		uint64_t c =
+			__atomic_load_n(&e->lc[w]->clock, __ATOMIC_ACQUIRE);
+		if (c < t)
+			t = c;
+	}
+	return t;
+}
+
+/* Every worker's clock is past the end of generation. */
 static int all_stopped(const struct emu *e)
 {
 	for (uint32_t w = 0; w < e->pl->nworkers; w++)
@@ -79,6 +94,8 @@ static int interrupt(struct emu *e, const struct df_emu_opts *o, uint64_t now,
 		run->gen_on = 0;
 		return 0;
 	}
+	if (e->pl->cfg.finish == DF_FINISH_STOP && now < run->gen_end)
+		run->gen_end = now;
 	/* The end moves first: during warm-up, moving the start first would
 	 * open a window [now, old end) for a moment. Workers read each with
 	 * one aligned 64-bit load and decide a packet's window once, at
@@ -174,7 +191,8 @@ struct run {
 	FILE *log; /* o->status, or stderr: what went wrong, as it happens */
 	struct emu_ctl *ctl;
 	struct watch w;
-	uint64_t t0, deadline, last_status; /* TSC */
+	uint64_t t0, deadline, last_status; /* emulated ticks */
+	uint64_t wall0, last_wall;	    /* TSC */
 	int batch;
 	uint32_t lost_todo; /* peers lost whose links are not down yet */
 	volatile enum df_run_phase phase; /* read by the telemetry thread */
@@ -224,6 +242,29 @@ static void start_terms(struct emu *e, uint64_t t0)
 	}
 }
 
+/* The first step (a multiple of the quantum) at or after t. */
+static uint64_t step_at(const struct dp_run *run, uint64_t t)
+{
+	uint64_t q = run->quantum;
+
+	if (t >= UINT64_MAX - q)
+		return UINT64_MAX;
+	return run->t0 + (t - run->t0 + q - 1) / q * q;
+}
+
+/* How far the workers may go before the main lcore looks: to the step
+ * of the next scheduled change, which it then makes with every worker
+ * there (so a change happens at the same emulated instant on every
+ * run), and no further than the deadline. */
+static uint64_t hold_at(const struct run *r)
+{
+	const struct dp_run *run = &r->e->run;
+	uint64_t h = step_at(run, r->deadline),
+		 c = step_at(run, emu_ctl_next_due(r->ctl));
+
+	return c < h ? c : h;
+}
+
 /* The measurement window and the deadline, the terminals, run-time
  * changes; then the workers launched and the run shown to telemetry. */
 static void start(struct run *r)
@@ -240,7 +281,7 @@ static void start(struct run *r)
 				 .hz = e->ehz,
 				 .phase = &r->phase};
 
-	r->t0 = r->last_status = tv.t0 = rte_rdtsc();
+	r->t0 = r->last_status = tv.t0 = run->t0 = 0;
 	r->phase = DF_RUN_WARMUP;
 	r->batch = c->mode != DF_MODE_STEADY;
 	emu_watch_init(&r->w, e);
@@ -254,10 +295,30 @@ static void start(struct run *r)
 	}
 	r->deadline = (r->batch ? r->t0 : run->m1) +
 		      ns_to_tsc(e->ehz, c->drain_timeout_ms * 1000000ULL);
+	/* [traffic] finish = stop ends generation with the window; keep
+	 * lets the workers decide (worker.c, ckpt_take), or the main lcore
+	 * over several instances (end_generation) */
+	run->gen_end =
+		!r->batch && c->finish == DF_FINISH_STOP ? run->m1 : UINT64_MAX;
+	if (e->inst != NULL)
+		run->finish_keep = 0;
+	run->hold = r->deadline;
+	run->lcs = e->lc;
+	for (uint32_t w = 0; w < e->pl->nworkers; w++) {
+		e->lc[w]->clock = run->t0;
+		e->lc[w]->gen_stop = UINT64_MAX;
+	}
 	start_terms(e, r->t0);
 	r->ctl = emu_ctl_start(e->pl, run, e->routers, e->terms, e->hz, e->ehz,
 			       r->t0, e->err, e->errlen);
+	run->hold = hold_at(r);
+	/* paced: emulated ticks run time_scale times slower than the
+	 * wall's, from now on */
+	run->tsc_per_tick_q32 =
+		(uint64_t)(e->hz * (c->time_scale > 0 ? c->time_scale : 1) /
+			   DF_TICK_HZ * 4294967296.0);
 	run->gen_on = 1;
+	r->wall0 = r->last_wall = run->tsc0 = rte_rdtsc();
 	rte_smp_wmb();
 	for (uint32_t w = 0; w < e->pl->nworkers; w++)
 		rte_eal_remote_launch(dp_worker_main, e->lc[w], e->lcore_id[w]);
@@ -282,17 +343,18 @@ static int poll_changes(struct run *r, uint64_t now)
 /* The protocol between instances: the whole network's measured packets,
  * from every instance's counters, into *done; the peers found lost taken
  * out. Returns -1 when this instance cannot go on. */
-static int poll_instances(struct run *r, uint64_t now, int *done)
+static int poll_instances(struct run *r, uint64_t wall, uint64_t now, int *done)
 {
 	struct emu *e = r->e;
+	/* generation has stopped when every worker's clock is past its end
+	 * (worker.c, publish) */
 	struct emu_inst_local l = {.s = &r->s,
-				   .gen_stopped =
-					   !e->run.gen_on && all_stopped(e),
+				   .gen_stopped = all_stopped(e),
 				   .settled = emu_ctl_settled(r->ctl),
 				   .prepared = emu_ctl_prepared(r->ctl)};
 	uint32_t newly;
 
-	if (emu_inst_poll(e->inst, &l, now, r->rep, &newly))
+	if (emu_inst_poll(e->inst, &l, wall, r->rep, &newly))
 		return -1;
 	r->lost_todo |= newly;
 	if (r->lost_todo &&
@@ -318,11 +380,14 @@ static void end_generation(struct run *r, uint64_t now, int done)
 		}
 		return;
 	}
-	if (run->gen_on && now >= run->m1 &&
-	    (done || e->pl->cfg.finish == DF_FINISH_STOP)) {
-		run->gen_on = 0;
+	/* the workers end generation themselves, at an emulated instant
+	 * (worker.c); across instances the main lcore does, on the whole
+	 * network's counts */
+	if (e->inst != NULL && run->gen_end == UINT64_MAX && now >= run->m1 &&
+	    done)
+		run->gen_end = now;
+	if (now >= run->m1 && all_stopped(e))
 		r->phase = DF_RUN_DRAIN;
-	}
 	if (now >= run->m1 && done)
 		r->rep->drained = 1;
 }
@@ -365,42 +430,51 @@ static int turn(struct run *r)
 	struct emu *e = r->e;
 	const struct df_emu_opts *o = r->o;
 	struct dp_run *run = &e->run;
-	uint64_t now;
+	uint64_t now, wall;
 	int done;
 
 	sleep_ms(e->inst ? 5 : 1);
 	df_capture_drain(e->cap);
-	now = rte_rdtsc();
+	wall = rte_rdtsc();
+	now = emu_now(e);
 	df_linkuse_tick(&e->lu, e->links, e->nlinks, now, run->m0, run->m1);
 	if (poll_changes(r, now))
 		return end_in(r, DF_RUN_PEER_LOST);
+	/* the next change, once this one is made: the workers go on */
+	__atomic_store_n(&run->hold, hold_at(r), __ATOMIC_RELEASE);
 	sum_stats(e, &r->s);
 	if (now >= run->m0 && now < run->m1)
 		r->phase = DF_RUN_MEASURE;
-	else if (now >= run->m1 && run->gen_on)
+	else if (now >= run->m1 && !all_stopped(e))
 		r->phase = DF_RUN_FINISH; /* measured packets still out */
 	done = measured_in(&r->s);
-	if (e->inst != NULL && poll_instances(r, now, &done))
+	if (e->inst != NULL && poll_instances(r, wall, now, &done))
 		return end_in(r, DF_RUN_PEER_LOST);
 	end_generation(r, now, done);
 	if (o->stop && *o->stop && interrupt(e, o, now, r->rep, &r->deadline))
 		return end_in(r, DF_RUN_STOPPED);
-	if (!run->gen_on && all_stopped(e) && all_in(r))
+	/* over once generation has ended (batch: the main lcore saw the
+	 * batch in; steady: every worker's clock is past its end) and
+	 * everything is in */
+	if ((r->batch ? !run->gen_on : all_stopped(e)) && all_in(r))
 		return 1;
 	if (now >= r->deadline)
 		return end_in(r, DF_RUN_TIMEOUT);
 	if (emu_watch_check(e, &r->w, now, r->rep, r->log))
 		return end_in(r, DF_RUN_STUCK);
-	if ((!o->quiet || o->csv) && now - r->last_status >= (uint64_t)e->hz)
+	if ((!o->quiet || o->csv) && wall - r->last_wall >= (uint64_t)e->hz) {
+		r->last_wall = wall;
 		emu_status_line(e, o, r->t0, now, r->phase, &r->s, &r->prev,
 				&r->last_status);
+	}
 	return 0;
 }
 
-/* The workers stopped and waited for; the last status line. */
+/* The workers stopped and waited for; the last status line; the pace. */
 static void finish(struct run *r)
 {
 	struct emu *e = r->e;
+	uint64_t end;
 
 	e->run.gen_on = 0;
 	e->run.quit = 1;
@@ -408,11 +482,19 @@ static void finish(struct run *r)
 	df_telemetry_attach(NULL);
 	emu_ctl_finish(r->ctl, r->rep);
 	emu_watch_free(&r->w);
-	r->rep->wall_s = (double)(rte_rdtsc() - r->t0) / e->hz;
+	/* the emulated time run: to the last delivery (after it, an idle
+	 * clock only follows the wall's) */
+	sum_stats(e, &r->s);
+	end = r->s.last_rx ? r->s.last_rx : emu_now(e);
+	r->rep->wall_s = (double)(rte_rdtsc() - r->wall0) / e->hz;
+	r->rep->emulated_s = (double)(end - r->t0) / e->ehz;
+	r->rep->pace =
+		r->rep->wall_s > 0 ? r->rep->emulated_s / r->rep->wall_s : 0;
+	r->rep->quantum_ns = (double)e->run.quantum / DF_TICKS_PER_NS;
 	if (!r->o->quiet || r->o->csv) {
 		sum_stats(e, &r->s);
-		emu_status_line(e, r->o, r->t0, rte_rdtsc(), r->phase, &r->s,
-				&r->prev, &r->last_status);
+		emu_status_line(e, r->o, r->t0, end, r->phase, &r->s, &r->prev,
+				&r->last_status);
 	}
 }
 

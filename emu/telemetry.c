@@ -34,9 +34,15 @@ static void add_frac(struct rte_tel_data *d, const char *name, double v)
 	rte_tel_data_add_dict_string(d, name, s);
 }
 
+/* Emulated seconds since the start: the slowest worker's clock. */
 static double elapsed_s(void)
 {
-	return (double)(rte_rdtsc() - tel.t0) / tel.hz;
+	uint64_t t = UINT64_MAX;
+
+	for (uint32_t w = 0; w < tel.pl->nworkers; w++)
+		if (tel.lc[w]->clock < t)
+			t = tel.lc[w]->clock;
+	return (double)(t - tel.t0) / tel.hz;
 }
 
 static void sum_stats(struct dp_stats *s)

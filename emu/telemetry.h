@@ -22,7 +22,7 @@ struct df_tel_view {
 	const struct dp_link *links;
 	uint32_t nlinks;
 	double hz;
-	uint64_t t0; /* TSC at the start of the run */
+	uint64_t t0; /* emulated ticks at the start of the run */
 	const volatile enum df_run_phase *phase;
 };
 

@@ -73,6 +73,7 @@ static inline int take(const struct dp_pkt *pk, struct dp_choice *c,
 	c->port = (uint8_t)port;
 	c->vc = (uint8_t)vc;
 	c->act = act;
+	c->turn = !!(act & OF_ESC_IN);
 	return 1;
 }
 

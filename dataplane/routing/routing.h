@@ -20,6 +20,9 @@ struct dp_router;
 struct dp_choice {
 	uint8_t port, vc;
 	uint8_t act; /* the engine's own; 0: nothing to commit */
+	/* the output's round-robin turn it waits for (port.arb): 0 the
+	 * output's, 1 that of the moves into the escape (OFAR) */
+	uint8_t turn;
 };
 
 /* An algorithm's hooks; its name and what it needs of the control plane
