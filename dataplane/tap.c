@@ -2,9 +2,23 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include <rte_pause.h>
+
 #include "tap.h"
 #include "packet.h"
 #include "worker.h"
+
+/* Unpaced, a worker that outruns the capture's writer waits for it
+ * rather than skip a record: nothing is lost by waiting, and the file is
+ * the same on every run (docs/report.md, "The digest"). Paced, waiting
+ * would make emulated time lag: the record is skipped and counted. */
+static int wait_for_writer(const struct dp_run *run)
+{
+	if (run->paced || run->quit)
+		return 0;
+	rte_pause();
+	return 1;
+}
 
 void dp_cap_copy(struct dp_lcore *lc, struct dp_link *l, struct rte_mbuf *m,
 		 uint32_t vc, uint32_t hop, uint64_t now)
@@ -18,10 +32,11 @@ void dp_cap_copy(struct dp_lcore *lc, struct dp_link *l, struct rte_mbuf *m,
 
 	if (!(l->cap_vcs >> vc & 1))
 		return;
-	if (unlikely(rte_mempool_get(run->cap_pool, &obj) != 0)) {
-		l->cap_skipped++;
-		return;
-	}
+	while (unlikely(rte_mempool_get(run->cap_pool, &obj) != 0))
+		if (!wait_for_writer(run)) {
+			l->cap_skipped++;
+			return;
+		}
 	r = obj;
 	n = m->pkt_len < run->cap_snaplen ? m->pkt_len : run->cap_snaplen;
 	r->t_depart = start;
@@ -42,10 +57,11 @@ void dp_cap_copy(struct dp_lcore *lc, struct dp_link *l, struct rte_mbuf *m,
 	const void *src = rte_pktmbuf_read(m, 0, n, r->data);
 	if (src != r->data)
 		memcpy(r->data, src, n);
-	if (unlikely(rte_ring_sp_enqueue(lc->cap_ring, r) != 0)) {
-		rte_mempool_put(run->cap_pool, r);
-		l->cap_skipped++;
-		return;
-	}
+	while (unlikely(rte_ring_sp_enqueue(lc->cap_ring, r) != 0))
+		if (!wait_for_writer(run)) {
+			rte_mempool_put(run->cap_pool, r);
+			l->cap_skipped++;
+			return;
+		}
 	l->cap_taken++;
 }

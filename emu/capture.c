@@ -28,7 +28,8 @@ struct df_capture {
 	struct rte_mempool *pool;
 	struct df_pcapng w;
 	double ns_per_tsc;
-	uint64_t t0_tsc, t0_ns; /* TSC and CLOCK_REALTIME at the start */
+	uint64_t last_ns;	/* the latest arrival written */
+	uint64_t t0_tsc, t0_ns; /* emulated time 0, and the time it is dated */
 	uint64_t written;
 	uint64_t limit_bytes, over_limit; /* capture.limit_mb; not written */
 	uint64_t write_failed;		  /* handed over after a write failed */
@@ -96,7 +97,6 @@ int df_capture_start(struct df_capture **cpp, const struct df_config *cfg,
 		     struct dp_run *run, double hz, char *err, size_t n)
 {
 	struct df_capture *cp;
-	struct timespec ts;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	unsigned id = ++cap_id;
 
@@ -112,7 +112,8 @@ int df_capture_start(struct df_capture **cpp, const struct df_config *cfg,
 	cp->cfg = cfg;
 	cp->lc = lc;
 	cp->nworkers = nworkers;
-	cp->ns_per_tsc = 1e9 / hz;
+	(void)hz;
+	cp->ns_per_tsc = 1.0 / DF_TICKS_PER_NS; /* emulated ticks */
 	cp->limit_bytes =
 		cfg->cap_limit_mb ? cfg->cap_limit_mb * 1000000ULL : UINT64_MAX;
 	if (select_links(cp, links, desc, nlinks, err, n))
@@ -147,9 +148,12 @@ int df_capture_start(struct df_capture **cpp, const struct df_config *cfg,
 	if (df_pcapng_open(&cp->w, cfg->cap_file, "dfemu", err, n))
 		return -1;
 	write_ifaces(cp, desc, links);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	cp->t0_tsc = rte_rdtsc();
-	cp->t0_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	/* Timestamps are emulated time from the run's start (emulated
+	 * time 0), dated from the Unix epoch, not the wall clock: so a
+	 * rerun's capture is the same, byte for byte (docs/report.md,
+	 * "The digest"). */
+	cp->t0_tsc = 0;
+	cp->t0_ns = 0;
 	return 0;
 }
 
@@ -177,6 +181,8 @@ static void write_rec(struct df_capture *cp, const struct dp_cap_rec *r)
 	df_pcapng_packet(&cp->w, r->iface,
 			 cp->cfg->cap_time == DF_CAP_ARRIVAL ? arr : dep,
 			 r->data, r->caplen, r->len, comment);
+	if (arr > cp->last_ns)
+		cp->last_ns = arr;
 	cp->written++;
 }
 
@@ -215,14 +221,14 @@ unsigned df_capture_drain(struct df_capture *cp)
 
 void df_capture_finish(struct df_capture *cp, struct df_report *rep)
 {
-	struct timespec ts;
 	uint64_t now;
 
 	if (cp == NULL)
 		return;
 	df_capture_drain(cp);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	/* the statistics' time: the last record's, not the wall clock's,
+	 * so the file is the same on a rerun */
+	now = cp->last_ns;
 	rep->cap_on = 1;
 	rep->cap_ifaces = cp->nif;
 	for (uint32_t i = 0; i < cp->nif; i++) {
