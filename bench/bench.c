@@ -5,14 +5,17 @@
  * Router-hop rate on one worker core: the 36-router reference dragonfly
  * (or a 36-router flattened butterfly, the 6-ary 3-flat, or the network
  * of --config and --set),
- * 64-byte packets, links with zero latency and unlimited bandwidth, every
- * terminal saturated. In the same process, a bare chain of rte_rings
+ * 64-byte packets, links with zero latency and unlimited bandwidth (each
+ * hop takes one quantum, 1 ns), every terminal saturated, unpaced, for S
+ * seconds of wall time (then a Ctrl-C's drain). In the same process, a bare chain of rte_rings
  * (dequeue burst, touch the mbuf, enqueue) gives the baseline the hop rate
  * is quoted against. The last line is for scripts:
  *   hops_per_sec=N cycles_per_hop=C ring_hops_per_sec=M
- * dfemu-bench capacity: bench/capacity.c; dfemu-bench gaps: bench/gaps.c.
+ * dfemu-bench capacity: bench/capacity.c; dfemu-bench gaps: bench/gaps.c;
+ * dfemu-bench sim: bench/sim.c.
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,12 +119,17 @@ static void usage(const char *p)
 	       "  Both take --workers N (default 1): N worker lcores, whole "
 	       "groups on each\n  (more workers than free CPUs share them, "
 	       "as dfemu does).\n"
+	       "       %s sim --config FILE [--set ...] [--workers N]\n"
+	       "  dfemu as a simulator: the network, traffic and windows of "
+	       "FILE run unpaced\n  (run.pace = none, the same results), "
+	       "and its emulated seconds, router\n  hops, deliveries and "
+	       "steps per wall second (bench/sim.c).\n"
 	       "       %s gaps [--seconds S]\n"
 	       "  The host's floor under the lag: the time a spinning worker "
 	       "lcore loses, and\n  the lateness p99 no emulator gets below "
 	       "here, idle and busy 0.1 to 0.9 of the time\n  (bench/gaps.c; "
 	       "default 10 s).\n",
-	       p, p, p);
+	       p, p, p, p);
 }
 
 struct hop_rate {
@@ -163,17 +171,37 @@ fail:
 	return -1;
 }
 
+/* The bench's stop: after its seconds of wall time, as a Ctrl-C would
+ * (emulated time runs as fast as the host can, so the window is set by
+ * the wall clock here). */
+static volatile int stop_flag;
+
+static void *stop_after(void *arg)
+{
+	double s = *(const double *)arg;
+	struct timespec ts = {.tv_sec = (time_t)s,
+			      .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+
+	nanosleep(&ts, NULL);
+	stop_flag = 1;
+	return NULL;
+}
+
 /* One saturated emulation of the network with zero-latency links. */
 static int measure(const char *alg, int fb, const struct net *net,
 		   double seconds, double hz, struct hop_rate *hr)
 {
-	char alg_set[64], ms[64], err[1024];
+	char alg_set[64], err[1024];
 	struct df_plan pl;
 	struct df_report rep;
-	struct df_emu_opts eo = {.quiet = 1, .status = stderr, .tsc_hz = hz};
+	struct df_emu_opts eo = {
+		.quiet = 1, .status = stderr, .tsc_hz = hz, .stop = &stop_flag};
+	pthread_t timer;
+	int rc;
 	const char *sets[] = {alg_set,
-			      ms,
-			      "traffic.warmup_ms=100",
+			      "traffic.measure_ms=3600000",
+			      "run.pace=none",
+			      "traffic.warmup_ms=0",
 			      "traffic.packet_bytes=64",
 			      "traffic.process=saturate",
 			      "traffic.source_queue=1",
@@ -191,7 +219,6 @@ static int measure(const char *alg, int fb, const struct net *net,
 			      "topology.n=3"};
 
 	snprintf(alg_set, sizeof(alg_set), "routing.algorithm=%s", alg);
-	snprintf(ms, sizeof(ms), "traffic.measure_ms=%.0f", seconds * 1000);
 	if (bench_plan(&pl,
 		       net->config ? net->config
 		       : fb	   ? "configs/flatfly.ini"
@@ -199,7 +226,15 @@ static int measure(const char *alg, int fb, const struct net *net,
 		       sets, (int)RTE_DIM(sets) - (fb ? 0 : 2), net->sets,
 		       net->nsets))
 		return -1;
-	if (df_emulate(&pl, &eo, &rep, err, sizeof(err))) {
+	stop_flag = 0;
+	if (pthread_create(&timer, NULL, stop_after, &seconds)) {
+		fprintf(stderr, "dfemu-bench: cannot start a timer thread\n");
+		df_plan_free(&pl);
+		return -1;
+	}
+	rc = df_emulate(&pl, &eo, &rep, err, sizeof(err));
+	pthread_join(timer, NULL);
+	if (rc) {
 		fprintf(stderr, "dfemu-bench: %s\n", err);
 		df_plan_free(&pl);
 		return -1;
@@ -279,12 +314,13 @@ int main(int argc, char **argv)
 	double seconds = 2, ring_rate, hz;
 	struct hop_rate hr, min_hr = {0};
 	struct net net = {0};
-	int huge, c, all, fb = 0, cap, gaps;
+	int huge, c, all, fb = 0, cap, gaps, sim;
 	unsigned rounds = 1;
 
 	cap = argc >= 2 && !strcmp(argv[1], "capacity");
 	gaps = argc >= 2 && !strcmp(argv[1], "gaps");
-	if (argc < 2 || (strcmp(argv[1], "hops") && !cap && !gaps)) {
+	sim = argc >= 2 && !strcmp(argv[1], "sim");
+	if (argc < 2 || (strcmp(argv[1], "hops") && !cap && !gaps && !sim)) {
 		usage(argv[0]);
 		return argc < 2 ? 2 : (strcmp(argv[1], "--help") ? 2 : 0);
 	}
@@ -316,8 +352,9 @@ int main(int argc, char **argv)
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (cap && net.config == NULL) {
-		fprintf(stderr, "dfemu-bench: capacity needs --config FILE\n");
+	if ((cap || sim) && net.config == NULL) {
+		fprintf(stderr, "dfemu-bench: %s needs --config FILE\n",
+			argv[1]);
 		return 2;
 	}
 	all = !strcmp(alg, "all");
@@ -340,6 +377,11 @@ int main(int argc, char **argv)
 	hz = df_tsc_calibrate(100);
 	if (gaps) {
 		c = bench_gaps(seconds, hz);
+		df_eal_cleanup();
+		return c;
+	}
+	if (sim) {
+		c = bench_sim(net.config, net.sets, net.nsets, hz);
 		df_eal_cleanup();
 		return c;
 	}

@@ -22,6 +22,11 @@ int bench_plan(struct df_plan *pl, const char *config, const char *const *a,
 int bench_capacity(const char *config, const char *const *sets, int nsets,
 		   double seconds, unsigned rounds, double hz, int huge);
 
+/* dfemu-bench sim (bench/sim.c): the network of config and sets run
+ * unpaced, its speed per wall second. The exit status. */
+int bench_sim(const char *config, const char *const *sets, int nsets,
+	      double hz);
+
 /* dfemu-bench gaps (bench/gaps.c): the host's floor under the lag, from
  * the time a spinning worker lcore loses. The exit status. */
 int bench_gaps(double seconds, double hz);

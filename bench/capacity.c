@@ -37,7 +37,7 @@ static int run_at(const char *config, const char *const *sets, int nsets,
 		  struct trial *t)
 {
 	char rate[DF_LINK_NCLASS][96], ms[64], err[1024];
-	const char *own[DF_LINK_NCLASS + 4];
+	const char *own[DF_LINK_NCLASS + 5];
 	struct df_emu_opts eo = {.quiet = 1, .status = stderr, .tsc_hz = hz};
 	struct df_report rep;
 	struct df_plan pl;
@@ -58,6 +58,7 @@ static int run_at(const char *config, const char *const *sets, int nsets,
 	own[n++] = "traffic.warmup_ms=100";
 	own[n++] = "traffic.finish=stop";
 	own[n++] = "run.time_scale=1";
+	own[n++] = "run.pace=realtime";
 	/* yours first: the rates and the trial's shape are the bench's */
 	if (bench_plan(&pl, config, sets, nsets, own, n))
 		return -1;
@@ -76,7 +77,9 @@ static int run_at(const char *config, const char *const *sets, int nsets,
 				  : 0;
 	t->late_p99 = rep.late_p99_ns;
 	t->tolerance = pl.cfg.lateness_tolerance_ns;
-	t->kept = rep.lateness_ok;
+	/* the lag a port run would be judged on (a run without ports is
+	 * exact at any lag, and exits 0 whatever it is) */
+	t->kept = t->late_p99 <= t->tolerance;
 	t->accounted =
 		rep.credits_conserved && rep.exactly_once && rep.fully_drained;
 	df_report_free(&rep);
