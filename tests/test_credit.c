@@ -129,12 +129,21 @@ static void test_exact(void)
 	      "one credit latency later (%llu)",
 	      (unsigned long long)c.due);
 	CHECK(g.r->dq_ports == 0, "no input holds credits any more");
-	/* released late (the lcore was busy): still stamped 1400 */
+	/* released at a later step (a step every quantum): still stamped
+	 * 1400; a step past 1400 + LAT cannot send what is due by then, so
+	 * that credit is due just after it (dp_after, link.h) */
 	depart(&g, 1, 0, 2, 1200, 8);
-	dp_credit_release(g.r, 1450);
+	dp_credit_release(g.r, 1420);
 	ok = pop(&g, 1, &c);
 	CHECK(ok && c.due == 1400 + LAT,
-	      "released late, stamped with its release time (%llu)",
+	      "released at a later step, stamped with its release time (%llu)",
+	      (unsigned long long)c.due);
+	depart(&g, 1, 0, 2, 1400, 8);
+	dp_credit_release(g.r, 1700);
+	ok = pop(&g, 1, &c);
+	CHECK(ok && c.due == 1701,
+	      "released at a step past its due time: due just after the step "
+	      "(%llu)",
 	      (unsigned long long)c.due);
 
 	depart(&g, 3, 0, 2, 2000, 8);
@@ -220,7 +229,8 @@ static void test_long(void)
 			}
 		}
 	}
-	dp_credit_release(g.r, UINT64_MAX);
+	/* the last step, after every release time */
+	dp_credit_release(g.r, now + 1000000);
 	for (int p = 0; p < NPORTS; p++)
 		while (pop(&g, p, &c)) {
 			struct sent *s = &exp[p][c.vc][ngot[p][c.vc]++ % TRACK];

@@ -53,12 +53,14 @@ row = next(csv.DictReader(open(sys.argv[2])))
 c = r["config"]
 assert c["algorithm"] == row["algorithm"] and c["pattern"] == row["pattern"]
 assert abs(c["load"] - float(row["load"])) < 1e-9 and str(c["seed"]) == row["seed"]
-assert abs(r["accepted_load"] - float(row["accepted_load"])) < 0.02, \
-    (r["accepted_load"], row["accepted_load"], r["lateness_ns"])
+# emulated time is exact: the same figures, to the CSV's precision
+assert abs(r["accepted_load"] - float(row["accepted_load"])) < 1e-4, \
+    (r["accepted_load"], row["accepted_load"])
+assert r["digest"] == row["digest"], (r["digest"], row["digest"])
 PY
-ok $? "a CSV row's command reproduces the run"
+ok $? "a CSV row's command reproduces the run exactly"
 # a point the host could not keep up with (20 Gb/s links: a packet takes
-# 205 ns): marked, not used for saturation
+# 205 ns): without ports it is exact at any lag, so it counts
 tools/dfemu-sweep --dfemu "$DFEMU" --config configs/reference.ini \
 	--algorithms min --patterns uniform --loads 0.3 \
 	--set links.terminal_bandwidth_gbps=20 \
@@ -71,14 +73,13 @@ python3 - "$TMP/late" <<'PY'
 import csv, sys
 d = sys.argv[1]
 (row,) = csv.DictReader(open(d + "/sweep.csv"))
-assert row["exit_code"] == "5" and row["kept_real_time"] == "False", row
+assert row["exit_code"] == "0" and row["kept_real_time"] == "True", row
+assert float(row["lateness_p99_ns"]) > 205, row  # the host did lag
 (sat,) = csv.DictReader(open(d + "/saturation.csv"))
-assert sat["saturation_load"] == "" and float(sat["max_accepted"]) == 0, sat
+assert float(sat["max_accepted"]) > 0.29, sat
 PY
-[ $? -eq 0 ] && [ $rc -eq 0 ] &&
-	grep -q "NOT REAL TIME, not used" "$TMP/late.log" &&
-	grep -q "1 point(s) did not keep real time" "$TMP/late.log"
-ok $? "a point that did not keep real time (exit 5): marked in the CSV and the log, not used for saturation"
+[ $? -eq 0 ] && [ $rc -eq 0 ] && ! grep -q "NOT REAL TIME" "$TMP/late.log"
+ok $? "a point the host lagged on, without ports: exit 0, kept in the CSV and used for saturation (exact at any lag)"
 # --replot: the same plots again from the CSV, no runs
 rm -f "$TMP/out"/*.png
 tools/dfemu-sweep --dfemu "$DFEMU" --algorithms min,val \
