@@ -381,7 +381,10 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 	if (p->credits[0] < flits)
 		return 0;
 	memset(pk, 0, sizeof(*pk));
-	pk->gen_tsc = now;
+	/* it entered at the wall clock's emulated time (as ns-3 stamps an
+	 * external event), not at an earlier step a lagging worker runs:
+	 * else its flight would be shortened by the lag */
+	pk->gen_tsc = lc->wall_now > now ? lc->wall_now : now;
 	pk->src_term = t->id;
 	pk->dst_term = dst;
 	pk->dst_router = (uint16_t)(dst / run->p);
@@ -400,7 +403,7 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 	lc->st.gen_bytes += m->pkt_len;
 	t->pc.injected++;
 	t->pc.injected_bytes += m->pkt_len;
-	send_in(t, m, now, now);
+	send_in(t, m, pk->gen_tsc, now);
 	return 1;
 }
 

@@ -297,6 +297,7 @@ static unsigned step(struct dp_lcore *lc, uint64_t t, uint64_t wall)
 	unsigned work;
 
 	lc->now = t;
+	lc->wall_now = lc->run->paced ? wall_step(lc->run, wall) : t;
 	lc->next_event = UINT64_MAX;
 	lc->gen_on = t <= gen_until(lc);
 	dp_wheel_advance(lc->wheel, t);

@@ -182,6 +182,8 @@ struct dp_lcore {
 	uint64_t *pollers;
 	uint32_t npollers;
 	uint64_t bridge_wall; /* TSC the bridge was last looked at */
+	uint64_t wall_now; /* paced: the wall clock's emulated time at the
+			    * step's start (frames from ports enter then) */
 	uint64_t gen_stop; /* generation ends after this step (checkpoints) */
 	uint32_t ckpt_n;   /* checkpoints taken */
 	/* exactly-once check, per source terminal: count, sum, sum of squares
