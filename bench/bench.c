@@ -7,9 +7,9 @@
  * of --config and --set),
  * 64-byte packets, links with zero latency and unlimited bandwidth (each
  * hop takes one quantum, 1 ns), every terminal saturated, unpaced, for S
- * seconds of wall time (then a Ctrl-C's drain). In the same process, a bare chain of rte_rings
- * (dequeue burst, touch the mbuf, enqueue) gives the baseline the hop rate
- * is quoted against. The last line is for scripts:
+ * seconds of wall time (then a Ctrl-C's drain). In the same process, a bare
+ * chain of rte_rings (dequeue burst, touch the mbuf, enqueue) gives the
+ * baseline the hop rate is quoted against. The last line is for scripts:
  *   hops_per_sec=N cycles_per_hop=C ring_hops_per_sec=M
  * dfemu-bench capacity: bench/capacity.c; dfemu-bench gaps: bench/gaps.c;
  * dfemu-bench sim: bench/sim.c.

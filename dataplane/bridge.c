@@ -415,8 +415,8 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	pk->lmis_grp = rte_be_to_cpu_16(d->lmis_grp);
 	pk->pb_flags = 0; /* PB's flags travel on local links only */
 	/* the sender's offsets, less the time the port took */
-	pk->due_tsc = dp_after(
-		now + (uint64_t)(ns_to_tsc(b, due) - p->lat_tsc), now);
+	pk->due_tsc =
+		dp_after(now + (uint64_t)(ns_to_tsc(b, due) - p->lat_tsc), now);
 	pk->gen_tsc = now - (uint64_t)(ns_to_tsc(b, age) + p->lat_tsc);
 	rte_pktmbuf_adj(m, DATA_HDR);
 	p->recv++;

@@ -249,8 +249,7 @@ static void fill_loads(const struct emu *e, struct df_report *rep,
 		rep->measure_s = rep->batch_time_ns / 1e9;
 	}
 	rep->tsc_hz = e->hz;
-	rep->time_scale =
-		e->pl->cfg.time_scale > 0 ? e->pl->cfg.time_scale : 1;
+	rep->time_scale = e->pl->cfg.time_scale > 0 ? e->pl->cfg.time_scale : 1;
 	rep->nworkers = e->pl->nworkers;
 	/* bytes a terminal link carries in the window, times the terminals
 	 * that offered traffic (of this instance, when partitioned) */

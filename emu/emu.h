@@ -73,7 +73,7 @@ struct df_report {
 	int fully_drained; /* nothing left in flight at the end */
 	int interrupted;   /* 1: measurement cut short, 2: drain cut short */
 	double wall_s, measure_s, tsc_hz;
-	double time_scale;	 /* [run] time_scale of the run */
+	double time_scale; /* [run] time_scale of the run */
 	/* emulated time run, emulated seconds per wall second, the step of
 	 * the clocks (docs/realtime.md, "Pace") */
 	double emulated_s, pace, quantum_ns;
