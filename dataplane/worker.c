@@ -110,18 +110,6 @@ static unsigned step_nodes(struct dp_lcore *lc, uint64_t now)
 	return work;
 }
 
-/* The first step at or after t (UINT64_MAX: none). */
-static inline uint64_t grid_ceil(const struct dp_run *run, uint64_t t)
-{
-	uint64_t q = run->quantum;
-
-	if (t <= run->t0)
-		return run->t0;
-	if (t >= UINT64_MAX - q)
-		return UINT64_MAX;
-	return run->t0 + (t - run->t0 + q - 1) / q * q;
-}
-
 /* The latest step this worker may run: one quantum past the slowest
  * other worker's clock (anything it sends later is due after its next
  * step), and not past the main lcore's hold. */
@@ -172,7 +160,7 @@ static inline uint64_t gen_until(const struct dp_lcore *lc)
  * worker has done: else the steps would depend on the placement). */
 static inline uint64_t ckpt_at(const struct dp_run *run, uint32_t j)
 {
-	return grid_ceil(run, run->m1) + (uint64_t)j * run->ckpt;
+	return dp_step_at(run, run->m1) + (uint64_t)j * run->ckpt;
 }
 
 /* The next checkpoint to take, UINT64_MAX when none is needed. */
@@ -272,7 +260,7 @@ static uint64_t next_step(struct dp_lcore *lc, uint64_t wall)
 			if (p < w)
 				w = p;
 		}
-		w = grid_ceil(run, w);
+		w = dp_step_at(run, w);
 		if (w > t)
 			t = w;
 	}

@@ -182,8 +182,8 @@ struct dp_lcore {
 	uint64_t *pollers;
 	uint32_t npollers;
 	uint64_t bridge_wall; /* TSC the bridge was last looked at */
-	uint64_t wall_now; /* paced: the wall clock's emulated time at the
-			    * step's start (frames from ports enter then) */
+	uint64_t wall_now;    /* paced: the wall clock's emulated time at the
+			       * step's start (frames from ports enter then) */
 	uint64_t gen_stop; /* generation ends after this step (checkpoints) */
 	uint32_t ckpt_n;   /* checkpoints taken */
 	/* exactly-once check, per source terminal: count, sum, sum of squares
@@ -214,6 +214,20 @@ struct dp_lcore {
 } __rte_cache_aligned;
 
 #define DP_CKPTS 4
+
+/* The first step at or after t, a multiple of the quantum from t0
+ * (UINT64_MAX: none): the workers' steps, their checkpoints and the main
+ * lcore's hold are all on this grid. */
+static inline uint64_t dp_step_at(const struct dp_run *run, uint64_t t)
+{
+	uint64_t q = run->quantum;
+
+	if (t <= run->t0)
+		return run->t0;
+	if (t >= UINT64_MAX - q)
+		return UINT64_MAX;
+	return run->t0 + (t - run->t0 + q - 1) / q * q;
+}
 
 /*
  * Random draws. Every terminal and every router has a stream of its own

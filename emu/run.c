@@ -242,16 +242,6 @@ static void start_terms(struct emu *e, uint64_t t0)
 	}
 }
 
-/* The first step (a multiple of the quantum) at or after t. */
-static uint64_t step_at(const struct dp_run *run, uint64_t t)
-{
-	uint64_t q = run->quantum;
-
-	if (t >= UINT64_MAX - q)
-		return UINT64_MAX;
-	return run->t0 + (t - run->t0 + q - 1) / q * q;
-}
-
 /* How far the workers may go before the main lcore looks: to the step
  * of the next scheduled change, which it then makes with every worker
  * there (so a change happens at the same emulated instant on every
@@ -259,8 +249,8 @@ static uint64_t step_at(const struct dp_run *run, uint64_t t)
 static uint64_t hold_at(const struct run *r)
 {
 	const struct dp_run *run = &r->e->run;
-	uint64_t h = step_at(run, r->deadline),
-		 c = step_at(run, emu_ctl_next_due(r->ctl));
+	uint64_t h = dp_step_at(run, r->deadline),
+		 c = dp_step_at(run, emu_ctl_next_due(r->ctl));
 
 	return c < h ? c : h;
 }
