@@ -29,6 +29,20 @@ static inline int64_t ns_to_tsc(const struct dp_bridge *b, int64_t ns)
 	return (int64_t)((double)ns * b->tsc_per_ns);
 }
 
+/* The instant a peer's offset of ns from its now (less the time the
+ * port took) falls here: after now at the earliest (dp_after), in
+ * signed arithmetic, since an offset past due (a sender that bridged
+ * late) is larger than an early now, and now less it wrapped around to
+ * a due time that never comes, wedging the link behind it. */
+static inline uint64_t peer_due(const struct dp_bridge *b,
+				const struct dp_peer *p, int64_t ns,
+				uint64_t now)
+{
+	int64_t d = ns_to_tsc(b, ns) - p->lat_tsc;
+
+	return d > 0 ? now + (uint64_t)d : now + 1;
+}
+
 /* The dfemu header of a frame (after its outer Ethernet header). */
 static inline struct dp_encap_hdr *encap_hdr(struct rte_mbuf *m)
 {
@@ -415,9 +429,10 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	pk->lmis_grp = rte_be_to_cpu_16(d->lmis_grp);
 	pk->pb_flags = 0; /* PB's flags travel on local links only */
 	/* the sender's offsets, less the time the port took */
-	pk->due_tsc =
-		dp_after(now + (uint64_t)(ns_to_tsc(b, due) - p->lat_tsc), now);
-	pk->gen_tsc = now - (uint64_t)(ns_to_tsc(b, age) + p->lat_tsc);
+	pk->due_tsc = peer_due(b, p, due, now);
+	/* generated before this instance's time began: at its start */
+	age = ns_to_tsc(b, age) + p->lat_tsc;
+	pk->gen_tsc = (uint64_t)age < now ? now - (uint64_t)age : 0;
 	rte_pktmbuf_adj(m, DATA_HDR);
 	p->recv++;
 	p->mrecv += (pk->flags & DP_PKT_MEASURED) != 0;
@@ -454,10 +469,9 @@ static void take_credits(struct dp_bridge *b, const struct dp_encap_hdr *h,
 			b->unknown_link++;
 			continue;
 		}
-		if (dp_link_credit_at(
-			    &b->links[li],
-			    now + (uint64_t)(ns_to_tsc(b, due) - p->lat_tsc),
-			    e[j].vc, rte_be_to_cpu_16(e[j].flits), now))
+		if (dp_link_credit_at(&b->links[li], peer_due(b, p, due, now),
+				      e[j].vc, rte_be_to_cpu_16(e[j].flits),
+				      now))
 			b->enq_fail++;
 		p->crecv++;
 	}

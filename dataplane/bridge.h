@@ -35,7 +35,8 @@ struct dp_peer {
 	int used;
 	uint16_t port;	 /* DPDK port id */
 	uint32_t seq[8]; /* frames sent, by encap type */
-	int64_t lat_tsc; /* one-way port latency, measured at start */
+	int64_t lat_tsc; /* one-way port latency, measured at start, in
+			 * emulated ticks */
 	/* frames the port did not take yet (sent first next time) */
 	struct rte_mbuf *pend[2 * DP_BRIDGE_BURST];
 	uint32_t npend;
