@@ -96,13 +96,12 @@ static int router_validate(const struct df_config *c, char *err, size_t n)
 /* What time dilation cannot do (docs/realtime.md, "Time dilation"). */
 static int time_scale_validate(const struct df_config *c, char *err, size_t n)
 {
-	if (c->time_scale != 1 && c->ninst > 1) {
-		df_cfg_err(
-			err, n,
-			"%s: [run] time_scale must be 1 with [partition] "
-			"instances = %u: the instances match their clocks in "
-			"wall time",
-			AT("run", "time_scale"), c->ninst);
+	if (c->time_scale == 0 && c->ninst > 1) {
+		df_cfg_err(err, n,
+			   "%s: [run] time_scale = auto would calibrate each "
+			   "of the %u instances apart ([partition]); give a "
+			   "number (1 = real time)",
+			   AT("run", "time_scale"), c->ninst);
 		return -1;
 	}
 	if (c->time_scale == 0 && (c->nbind || c->mode != DF_MODE_STEADY)) {
@@ -113,16 +112,15 @@ static int time_scale_validate(const struct df_config *c, char *err, size_t n)
 			   AT("run", "time_scale"));
 		return -1;
 	}
-	/* ports and instances meet the wall clock: emulated time must
-	 * follow it (docs/realtime.md, "Pace") */
-	if (c->pace == DF_PACE_NONE && (c->nbind || c->ninst > 1)) {
+	/* ports meet the wall clock: emulated time must follow it
+	 * (docs/realtime.md, "Pace"); instances keep in step by their
+	 * clocks, paced or not */
+	if (c->pace == DF_PACE_NONE && c->nbind) {
 		df_cfg_err(err, n,
 			   "%s: [run] pace = none runs as fast as the host "
-			   "can, but %s meet the wall clock; use pace = "
-			   "realtime (the default)",
-			   AT("run", "pace"),
-			   c->nbind ? "DPDK ports ([terminals])"
-				    : "several instances ([partition])");
+			   "can, but DPDK ports ([terminals]) meet the wall "
+			   "clock; use pace = realtime (the default)",
+			   AT("run", "pace"));
 		return -1;
 	}
 	return 0;

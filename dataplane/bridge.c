@@ -19,30 +19,6 @@
 	(sizeof(struct rte_ether_hdr) + sizeof(struct dp_encap_hdr) + \
 	 sizeof(struct dp_encap_data))
 
-static inline int64_t tsc_to_ns(const struct dp_bridge *b, int64_t tsc)
-{
-	return (int64_t)((double)tsc * b->ns_per_tsc);
-}
-
-static inline int64_t ns_to_tsc(const struct dp_bridge *b, int64_t ns)
-{
-	return (int64_t)((double)ns * b->tsc_per_ns);
-}
-
-/* The instant a peer's offset of ns from its now (less the time the
- * port took) falls here: after now at the earliest (dp_after), in
- * signed arithmetic, since an offset past due (a sender that bridged
- * late) is larger than an early now, and now less it wrapped around to
- * a due time that never comes, wedging the link behind it. */
-static inline uint64_t peer_due(const struct dp_bridge *b,
-				const struct dp_peer *p, int64_t ns,
-				uint64_t now)
-{
-	int64_t d = ns_to_tsc(b, ns) - p->lat_tsc;
-
-	return d > 0 ? now + (uint64_t)d : now + 1;
-}
-
 /* The dfemu header of a frame (after its outer Ethernet header). */
 static inline struct dp_encap_hdr *encap_hdr(struct rte_mbuf *m)
 {
@@ -181,8 +157,7 @@ void dp_bridge_send(struct dp_bridge *b, uint32_t peer, struct rte_mbuf **m,
 
 /* A packet that left a link toward a peer, in a DATA frame (the frame
  * itself is not rewritten: the headers go in front of it). */
-static int encap_data(struct dp_bridge *b, uint32_t li, struct rte_mbuf *m,
-		      uint64_t now)
+static int encap_data(struct dp_bridge *b, uint32_t li, struct rte_mbuf *m)
 {
 	const struct dp_pkt *pk = dp_pkt(m);
 	uint32_t peer = b->peer_of[li];
@@ -194,12 +169,8 @@ static int encap_data(struct dp_bridge *b, uint32_t li, struct rte_mbuf *m,
 	put_hdr(b, peer, p, DP_ENCAP_DATA, 1);
 	d = (struct dp_encap_data *)(p + DATA_HDR - sizeof(*d));
 	d->link = rte_cpu_to_be_32(li);
-	d->due_ns = (int64_t)rte_cpu_to_be_64(
-		(uint64_t)tsc_to_ns(b, (int64_t)(pk->due_tsc - now)));
-	d->age_ns = rte_cpu_to_be_64(
-		now > pk->gen_tsc
-			? (uint64_t)tsc_to_ns(b, (int64_t)(now - pk->gen_tsc))
-			: 0);
+	d->due = rte_cpu_to_be_64(pk->due_tsc);
+	d->gen = rte_cpu_to_be_64(pk->gen_tsc);
 	d->src_term = rte_cpu_to_be_32(pk->src_term);
 	d->dst_term = rte_cpu_to_be_32(pk->dst_term);
 	d->seq = rte_cpu_to_be_32(pk->seq);
@@ -284,7 +255,7 @@ static uint32_t take_returned(struct dp_link *l, struct dp_credit *c,
 }
 
 /* Packets that left toward peers: off their links, onto the ports. */
-static unsigned send_data(struct dp_bridge *b, uint64_t now)
+static unsigned send_data(struct dp_bridge *b)
 {
 	struct rte_mbuf *m[DP_BRIDGE_BURST];
 	unsigned work = 0;
@@ -297,7 +268,7 @@ static unsigned send_data(struct dp_bridge *b, uint64_t now)
 			continue;
 		n = take_departed(&b->links[li], m);
 		for (uint32_t j = 0; j < n; j++)
-			if (encap_data(b, li, m[j], now) == 0)
+			if (encap_data(b, li, m[j]) == 0)
 				m[k++] = m[j];
 			else /* no headroom: the pool's mbufs all have it */
 				rte_pktmbuf_free(m[j]), b->bad_frames++;
@@ -336,7 +307,7 @@ static void credit_flush(struct dp_bridge *b, struct credit_frames *cf,
 
 /* Credits the routers here returned on links from peers: as many as a
  * frame holds per peer per sweep. */
-static unsigned send_credits(struct dp_bridge *b, uint64_t now)
+static unsigned send_credits(struct dp_bridge *b)
 {
 	struct credit_frames cf = {0};
 	struct dp_credit c[DP_BRIDGE_BURST];
@@ -372,9 +343,7 @@ static unsigned send_credits(struct dp_bridge *b, uint64_t now)
 			e->vc = (uint8_t)c[j].vc;
 			e->pad = 0;
 			e->flits = rte_cpu_to_be_16((uint16_t)c[j].flits);
-			e->due_ns =
-				(int64_t)rte_cpu_to_be_64((uint64_t)tsc_to_ns(
-					b, (int64_t)(c[j].due - now)));
+			e->due = rte_cpu_to_be_64(c[j].due);
 		}
 		p->csent += n;
 		work += n;
@@ -391,6 +360,16 @@ static inline int from_peer(const struct dp_bridge *b, uint32_t li,
 	return li < b->nlinks && b->role[li] == role && b->peer_of[li] == peer;
 }
 
+/* A peer's due time, here, in the step at now (or the wait after it):
+ * after now, as the peers keep in step (SYNC); one that is not would be
+ * handled at the next step, not lost, and counted. */
+static inline uint64_t due_here(struct dp_bridge *b, uint64_t due, uint64_t now)
+{
+	if (unlikely(due <= now))
+		b->late++;
+	return dp_after(due, now);
+}
+
 /* A DATA frame from a peer: the packet onto its link, due here. */
 static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 		      struct rte_mbuf *m, uint64_t now)
@@ -398,7 +377,6 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	const struct dp_encap_data *d = (const void *)(h + 1);
 	struct dp_peer *p = &b->peer[h->src_instance];
 	uint32_t li;
-	int64_t due, age;
 	struct dp_pkt *pk;
 
 	if (m->data_len < DATA_HDR)
@@ -410,8 +388,6 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	 * is (no packet goes from a table version to the one before) */
 	if (unlikely(d->tbv == (uint8_t)(b->run->tb_version + 1)))
 		switch_tables(b);
-	due = (int64_t)rte_be_to_cpu_64((uint64_t)d->due_ns);
-	age = (int64_t)rte_be_to_cpu_64(d->age_ns);
 	pk = dp_pkt(m);
 	pk->src_term = rte_be_to_cpu_32(d->src_term);
 	pk->dst_term = rte_be_to_cpu_32(d->dst_term);
@@ -428,11 +404,8 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	pk->esc_n = d->esc_n;
 	pk->lmis_grp = rte_be_to_cpu_16(d->lmis_grp);
 	pk->pb_flags = 0; /* PB's flags travel on local links only */
-	/* the sender's offsets, less the time the port took */
-	pk->due_tsc = peer_due(b, p, due, now);
-	/* generated before this instance's time began: at its start */
-	age = ns_to_tsc(b, age) + p->lat_tsc;
-	pk->gen_tsc = (uint64_t)age < now ? now - (uint64_t)age : 0;
+	pk->due_tsc = due_here(b, rte_be_to_cpu_64(d->due), now);
+	pk->gen_tsc = rte_be_to_cpu_64(d->gen);
 	rte_pktmbuf_adj(m, DATA_HDR);
 	p->recv++;
 	p->mrecv += (pk->flags & DP_PKT_MEASURED) != 0;
@@ -464,14 +437,14 @@ static void take_credits(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	}
 	for (uint32_t j = 0; j < n; j++) {
 		uint32_t li = rte_be_to_cpu_32(e[j].link);
-		int64_t due = (int64_t)rte_be_to_cpu_64((uint64_t)e[j].due_ns);
 		if (!from_peer(b, li, DP_LINK_OUT, h->src_instance)) {
 			b->unknown_link++;
 			continue;
 		}
-		if (dp_link_credit_at(&b->links[li], peer_due(b, p, due, now),
-				      e[j].vc, rte_be_to_cpu_16(e[j].flits),
-				      now))
+		if (dp_link_credit_at(
+			    &b->links[li],
+			    due_here(b, rte_be_to_cpu_64(e[j].due), now),
+			    e[j].vc, rte_be_to_cpu_16(e[j].flits), now))
 			b->enq_fail++;
 		p->crecv++;
 	}
@@ -495,6 +468,90 @@ static int take_commit(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	return 1;
 }
 
+/* A SYNC: the peer's clock, for every worker here (worker.c, allowed);
+ * the frames before it, which it covers, are on their links already. */
+static void take_sync(struct dp_bridge *b, const struct dp_encap_hdr *h,
+		      struct rte_mbuf *m)
+{
+	const struct dp_encap_sync *sy = (const void *)(h + 1);
+	struct dp_peer *p = &b->peer[h->src_instance];
+
+	if (m->data_len >=
+	    sizeof(struct rte_ether_hdr) + sizeof(*h) + sizeof(*sy)) {
+		uint64_t c = rte_be_to_cpu_64(sy->clock);
+
+		if (c > p->clock)
+			__atomic_store_n(&p->clock, c, __ATOMIC_RELEASE);
+	} else {
+		b->unknown_link++;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* How far this instance's clock has run: the slowest worker's, the
+ * caller's being now (its step at now is done). */
+static uint64_t local_clock(const struct dp_bridge *b, uint64_t now)
+{
+	const struct dp_run *run = b->run;
+	uint64_t c = now;
+
+	for (uint32_t w = 0; w < run->nworkers; w++) {
+		const struct dp_lcore *o = run->lcs[w];
+		uint64_t x;
+
+		if (o->bridge == b)
+			continue;
+		x = __atomic_load_n(&o->clock, __ATOMIC_ACQUIRE);
+		if (x < c)
+			c = x;
+	}
+	return c;
+}
+
+/* Has everything the steps so far sent toward the peers left on the
+ * ports (or in their backlogs, which keep their order)? */
+static int all_sent(struct dp_bridge *b)
+{
+	for (uint32_t i = 0; i < b->nout; i++)
+		if (dp_link_peek(&b->links[b->out[i]]) != NULL)
+			return 0;
+	for (uint32_t i = 0; i < b->nin; i++)
+		if (dp_link_credit_peek(&b->links[b->in[i]]) != NULL)
+			return 0;
+	return 1;
+}
+
+/* A SYNC with this instance's clock to each peer it has moved on for,
+ * once what the steps up to it sent has gone: the workers' clocks are
+ * read first, so every packet and credit those steps sent is on its
+ * link by then (SimBricks' sync messages; docs/instances.md). */
+static void send_sync(struct dp_bridge *b, uint64_t now)
+{
+	uint64_t c = local_clock(b, now);
+
+	if (!all_sent(b))
+		return;
+	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++) {
+		struct dp_peer *p = &b->peer[peer];
+		struct dp_encap_sync *sy;
+		struct rte_mbuf *m;
+		void *body;
+
+		/* behind a backlog it would wait, and could fill it: the
+		 * next look sends a later clock */
+		if (!p->used || p->lost || p->synced >= c || p->npend)
+			continue;
+		m = dp_bridge_frame(b, peer, DP_ENCAP_SYNC, sizeof(*sy), 0,
+				    &body);
+		if (m == NULL)
+			return; /* no mbuf now: the next look */
+		sy = body;
+		sy->clock = rte_cpu_to_be_64(c);
+		p->synced = c;
+		dp_bridge_send(b, peer, &m, 1);
+	}
+}
+
 static void handle(struct dp_bridge *b, struct rte_mbuf *m, uint64_t now)
 {
 	const struct dp_encap_hdr *h = dp_bridge_hdr(b, m);
@@ -511,6 +568,8 @@ static void handle(struct dp_bridge *b, struct rte_mbuf *m, uint64_t now)
 		take_data(b, h, m, now);
 	} else if (h->type == DP_ENCAP_CREDIT) {
 		take_credits(b, h, m, now);
+	} else if (h->type == DP_ENCAP_SYNC) {
+		take_sync(b, h, m);
 	} else if (h->type == DP_ENCAP_CHANGE && take_commit(b, h, m)) {
 		rte_pktmbuf_free(m);
 	} else if (rte_ring_sp_enqueue(b->ctl_rx, m) != 0) {
@@ -553,8 +612,9 @@ unsigned dp_bridge_step(struct dp_bridge *b, uint64_t now)
 	if (unlikely(b->self == 0 && b->run->tb_commit != b->run->tb_version))
 		commit(b); /* only instance 0 commits */
 	work = receive(b, now);
-	work += send_data(b, now);
-	work += send_credits(b, now);
+	work += send_data(b);
+	work += send_credits(b);
+	send_sync(b, now);
 	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++)
 		if (b->peer[peer].used)
 			dp_bridge_send(b, peer, NULL, 0); /* the backlog */

@@ -8,10 +8,13 @@
  * another instance keeps its rings on both sides: here the sending router
  * enqueues onto the packet ring as on any link, and the bridge takes the
  * packets off at once and sends them to the peer in DATA frames
- * (encap.h), with their due time relative to the send; the peer's bridge
- * puts them on its copy of the ring, due at its own time plus that offset
- * less the measured one-way port latency, and the receiving router
- * releases them when due as from any link. Credits go back the same way
+ * (encap.h), with their due time; the peer's bridge puts them on its
+ * copy of the ring, and the receiving router releases them when due as
+ * from any link. The instances keep in step as the workers of one do:
+ * each bridge sends its instance's clock (SYNC) once what its steps sent
+ * has left, and no worker runs a step more than a quantum past a live
+ * peer's clock (worker.c), so a frame is never due before the step that
+ * takes it in. Credits go back the same way
  * in CREDIT frames. The bridge runs in worker 0's sweep; control frames
  * (HELLO, STATS, DONE, SUMMARY) pass to and from the main lcore through
  * two rings.
@@ -33,10 +36,12 @@ enum { DP_LINK_OUT = 1, DP_LINK_IN = 2 };
 
 struct dp_peer {
 	int used;
-	uint16_t port;	 /* DPDK port id */
-	uint32_t seq[8]; /* frames sent, by encap type */
-	int64_t lat_tsc; /* one-way port latency, measured at start, in
-			 * emulated ticks */
+	uint16_t port;			 /* DPDK port id */
+	uint32_t seq[DP_ENCAP_SYNC + 1]; /* frames sent, by encap type */
+	/* SYNC: how far its clock has run (worker.c reads it), and ours
+	 * as last sent to it */
+	volatile uint64_t clock;
+	uint64_t synced;
 	/* frames the port did not take yet (sent first next time) */
 	struct rte_mbuf *pend[2 * DP_BRIDGE_BURST];
 	uint32_t npend;
@@ -59,7 +64,6 @@ struct dp_run;
 struct dp_bridge {
 	uint32_t self;
 	struct dp_run *run; /* its table versions (worker.h) */
-	double ns_per_tsc, tsc_per_ns;
 	struct rte_mempool *pool;
 	struct dp_link *links; /* the run's links, router ports first */
 	uint32_t nlinks;       /* router-port links: routers x ports */
@@ -76,6 +80,7 @@ struct dp_bridge {
 	uint64_t bad_frames;   /* not dfemu's, or not for this instance */
 	uint64_t unknown_link; /* entries naming a link not from that peer */
 	uint64_t enq_fail;     /* a full link ring: the peer broke credits */
+	uint64_t late;	       /* due by the step it came in: out of step */
 };
 
 /* One sweep: send what left toward peers, take in what arrived. */

@@ -7,8 +7,9 @@
  * dfemu instances (docs/instances.md; tools/dfemu.lua dissects
  * them). Every frame is Ethernet II with EtherType DP_ENCAP_ETHERTYPE,
  * then struct dp_encap_hdr, then the type's body. All fields are in
- * network byte order. Times are nanoseconds relative to the moment the
- * frame was sent, so instances need no common clock.
+ * network byte order. Times are emulated ticks (1/4 ns) of the run,
+ * which starts at 0 in every instance: instances keep in step by their
+ * clocks (SYNC), not by their hosts' (docs/instances.md, "Exact time").
  *
  *   DATA    struct dp_encap_data, then the emulated frame, unchanged
  *   CREDIT  count x struct dp_encap_credit
@@ -19,6 +20,7 @@
  *           here of the peer's terminals' packets, for exactly-once)
  *   CHANGE  struct dp_encap_change (a run-time change instance 0 made,
  *           for the others to make too)
+ *   SYNC    struct dp_encap_sync (how far the sender's clock has run)
  */
 #include <stdint.h>
 
@@ -26,7 +28,7 @@
 
 #define DP_ENCAP_ETHERTYPE 0x88B6      /* IEEE local experimental 2 */
 #define DP_ENCAP_MAGIC	   0x44465054U /* "DFPT" */
-#define DP_ENCAP_VERSION   2
+#define DP_ENCAP_VERSION   3
 #define DP_MAX_INSTANCES   8
 
 enum dp_encap_type {
@@ -37,6 +39,7 @@ enum dp_encap_type {
 	DP_ENCAP_DONE = 5,
 	DP_ENCAP_SUMMARY = 6,
 	DP_ENCAP_CHANGE = 7,
+	DP_ENCAP_SYNC = 8,
 };
 
 struct dp_encap_hdr {
@@ -51,9 +54,9 @@ struct dp_encap_hdr {
 
 /* One packet on a global link, with dfemu's per-packet state. */
 struct dp_encap_data {
-	uint32_t link;	 /* directed link: sender router * nports + port */
-	int64_t due_ns;	 /* due at the far end, from the send */
-	uint64_t age_ns; /* since generation (or ingress), at the send */
+	uint32_t link; /* directed link: sender router * nports + port */
+	uint64_t due;  /* due at the far end, emulated ticks */
+	uint64_t gen;  /* generated (or came in from a port), ticks */
 	uint32_t src_term, dst_term, seq;
 	uint16_t dst_router, inter, flits;
 	uint8_t phase, vc, hops, flags, esc_n;
@@ -66,7 +69,7 @@ struct dp_encap_credit {
 	uint32_t link; /* the directed link the credit belongs to */
 	uint8_t vc, pad;
 	uint16_t flits;
-	int64_t due_ns; /* due at the sender, from the send */
+	uint64_t due; /* due back at the sender, emulated ticks */
 } __rte_packed;
 
 struct dp_encap_hello {
@@ -115,6 +118,13 @@ struct dp_encap_change {
 	uint8_t kind;
 	uint8_t pad[2];
 	char arg[64];
+} __rte_packed;
+
+/* The sender has run every step up to clock and sent all that they
+ * sent: whatever it sends later is due after its next step, at least
+ * one quantum later (the peer may run the steps up to clock + quantum). */
+struct dp_encap_sync {
+	uint64_t clock; /* emulated ticks */
 } __rte_packed;
 
 struct dp_encap_summary {

@@ -14,6 +14,7 @@
  * backoff on, a worker that waits a while sleeps instead, so dfemu can
  * share a small machine's cores with its traffic peers.
  */
+#include <sched.h>
 #include <sys/prctl.h>
 #include <string.h>
 #include <time.h>
@@ -110,9 +111,30 @@ static unsigned step_nodes(struct dp_lcore *lc, uint64_t now)
 	return work;
 }
 
+/* The latest step the other instances allow: one quantum past the
+ * slowest live peer's clock, as of its last SYNC (bridge.h). A peer
+ * taken as lost holds nothing up. */
+static uint64_t peers_allow(const struct dp_bridge *b, uint64_t q)
+{
+	uint64_t a = UINT64_MAX;
+
+	for (uint32_t j = 0; j < DP_MAX_INSTANCES; j++) {
+		const struct dp_peer *p = &b->peer[j];
+		uint64_t c;
+
+		if (!p->used || p->lost)
+			continue;
+		c = __atomic_load_n(&p->clock, __ATOMIC_ACQUIRE) + q;
+		if (c < a)
+			a = c;
+	}
+	return a;
+}
+
 /* The latest step this worker may run: one quantum past the slowest
  * other worker's clock (anything it sends later is due after its next
- * step), and not past the main lcore's hold. */
+ * step), and the same for the other instances' clocks; not past the
+ * main lcore's hold. */
 static uint64_t allowed(const struct dp_lcore *lc)
 {
 	const struct dp_run *run = lc->run;
@@ -125,6 +147,12 @@ static uint64_t allowed(const struct dp_lcore *lc)
 		if (o == lc)
 			continue;
 		c = __atomic_load_n(&o->clock, __ATOMIC_ACQUIRE) + run->quantum;
+		if (c < a)
+			a = c;
+	}
+	if (run->peers != NULL) {
+		uint64_t c = peers_allow(run->peers, run->quantum);
+
 		if (c < a)
 			a = c;
 	}
@@ -320,6 +348,31 @@ static int paced(struct dp_lcore *lc, uint64_t t, uint64_t wall)
 	return 1;
 }
 
+/*
+ * Nothing to run up to a (another worker, a peer instance or the hold):
+ * the bridge's worker takes in what the peers sent and tells them its
+ * clock meanwhile, else they would wait for each other. A worker held
+ * by a peer yields its CPU after a while, for a peer on the same one.
+ */
+static void wait(struct dp_lcore *lc, uint64_t t, uint64_t a, uint64_t wall)
+{
+	const struct dp_run *run = lc->run;
+
+	if (lc->bridge != NULL &&
+	    (lc->waits < 64 || wall - lc->bridge_wall >= run->bridge_gap_tsc)) {
+		lc->bridge_wall = wall;
+		dp_bridge_step(lc->bridge, lc->clock);
+	}
+	if (t == UINT64_MAX || a == run->hold) {
+		nap(lc, run->idle_sleep_tsc + 3 * run->idle_margin_tsc);
+		return;
+	}
+	if (++lc->waits < 64 || run->peers == NULL)
+		rte_pause();
+	else
+		sched_yield();
+}
+
 int dp_worker_main(void *arg)
 {
 	struct dp_lcore *lc = arg;
@@ -355,13 +408,10 @@ int dp_worker_main(void *arg)
 				c = a;
 			if (c != UINT64_MAX && c > lc->clock)
 				publish(lc, c);
-			if (t == UINT64_MAX || a == run->hold)
-				nap(lc, run->idle_sleep_tsc +
-						3 * run->idle_margin_tsc);
-			else
-				rte_pause();
+			wait(lc, t, a, wall);
 			continue;
 		}
+		lc->waits = 0;
 		if (t - run->quantum > lc->clock)
 			publish(lc, t - run->quantum); /* idle until t */
 		if (run->paced && !paced(lc, t, wall))

@@ -44,6 +44,8 @@ struct dp_run {
 	int finish_keep; /* [traffic] finish = keep, steady mode */
 	uint32_t nworkers;
 	struct dp_lcore *const *lcs; /* every worker, for their clocks */
+	/* a partitioned run's bridge, for the peers' clocks (bridge.h) */
+	const struct dp_bridge *peers;
 	struct rte_mempool *pool;
 	const struct df_tables *tb;
 	/* a partitioned run's table changes (docs/instances.md):
@@ -182,6 +184,7 @@ struct dp_lcore {
 	uint64_t *pollers;
 	uint32_t npollers;
 	uint64_t bridge_wall; /* TSC the bridge was last looked at */
+	uint32_t waits;	      /* looks in a row at a peer not there yet */
 	uint64_t wall_now;    /* paced: the wall clock's emulated time at the
 			       * step's start (frames from ports enter then) */
 	uint64_t gen_stop; /* generation ends after this step (checkpoints) */

@@ -299,10 +299,11 @@ static void fill_latency(const struct emu *e, struct df_report *rep)
 		rep->late_p99_ns = dp_hist_quantile(late, 0.99) * ns;
 		rep->late_max_ns = late->max * ns;
 	}
-	/* Emulated time is exact at any lag; only a run that meets the
-	 * wall clock (ports, instances) needs it to keep up (docs/realtime.md,
-	 * "The lag and the verdict"). */
-	rep->needs_real_time = e->nports > 0 || e->pl->cfg.ninst > 1;
+	/* Emulated time is exact at any lag, several instances' too (they
+	 * keep in step by their clocks: docs/instances.md, "Exact time");
+	 * only a run that meets the wall clock (DPDK ports) needs it to keep
+	 * up (docs/realtime.md, "The lag and the verdict"). */
+	rep->needs_real_time = e->nports > 0;
 	rep->lateness_ok = !rep->needs_real_time ||
 			   rep->late_p99_ns <= e->pl->cfg.lateness_tolerance_ns;
 	free(lat);

@@ -168,6 +168,9 @@ struct df_report {
 		 * handed to it / taken from it (sums over the survivors) */
 		uint64_t to_lost, from_lost;
 		uint64_t bad_frames, unknown_link, enq_fail;
+		/* frames due by the step that took them in: the instances
+		 * out of step (bridge.c, due_here), 0 unless a bug */
+		uint64_t late;
 		/* the network: every instance's counters summed */
 		uint64_t injected, delivered, lost, in_flight;
 		int exchanged; /* every peer's final counters were heard */

@@ -45,6 +45,7 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 				       opt->quiet ? NULL : stderr, err, errlen))
 			goto out;
 		e.lc[0]->bridge = emu_inst_bridge(e.inst);
+		e.run.peers = e.lc[0]->bridge;
 	}
 	if (emu_build_wakes(&e))
 		goto out;

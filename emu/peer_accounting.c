@@ -265,6 +265,7 @@ void emu_inst_report(const struct emu_inst *x, const struct emu_inst_local *l,
 	r->bad_frames = x->b.bad_frames;
 	r->unknown_link = x->b.unknown_link;
 	r->enq_fail = x->b.enq_fail;
+	r->late = x->b.late;
 	r->exchanged = network(x, l, all);
 	if (r->exchanged) {
 		struct lost_flows lf;

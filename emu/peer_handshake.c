@@ -269,8 +269,6 @@ static int handshake(struct emu_inst *x, struct rte_rcu_qsbr *q,
 		struct rte_mbuf *h;
 		if (j == c->instance)
 			continue;
-		x->b.peer[j].lat_tsc =
-			(int64_t)(x->ps[j].lat_ns * DF_TICKS_PER_NS);
 		if ((h = inst_hello(x, j)) != NULL)
 			dp_bridge_send(&x->b, j, &h, 1);
 	}

@@ -188,9 +188,6 @@ struct emu_inst *emu_inst_setup(const struct df_plan *pl, struct dp_link *links,
 	x->excluded_by = -1;
 	x->hash = inst_plan_hash(pl);
 	x->b.self = c->instance;
-	/* the datapath's times are emulated ticks (config.h) */
-	x->b.ns_per_tsc = 1.0 / DF_TICKS_PER_NS;
-	x->b.tsc_per_ns = DF_TICKS_PER_NS;
 	x->b.pool = run->pool;
 	x->b.run = run;
 	x->b.links = links;

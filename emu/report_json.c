@@ -174,13 +174,14 @@ static void json_partition(FILE *f, const struct df_part_report *p)
 	}
 	fprintf(f,
 		"], \"bad_frames\": %llu, \"unknown_link\": %llu, "
-		"\"enq_fail\": %llu, \"network\": {\"exchanged\": %s, "
+		"\"enq_fail\": %llu, \"late\": %llu, "
+		"\"network\": {\"exchanged\": %s, "
 		"\"injected\": %llu, \"delivered\": %llu, \"lost\": %llu, "
 		"\"in_flight\": %llu, \"lost_instances\": %u, "
 		"\"from_lost\": %llu, \"to_lost\": %llu}, \"lost_peer\": ",
 		(unsigned long long)p->bad_frames,
 		(unsigned long long)p->unknown_link,
-		(unsigned long long)p->enq_fail,
+		(unsigned long long)p->enq_fail, (unsigned long long)p->late,
 		p->exchanged ? "true" : "false",
 		(unsigned long long)p->injected,
 		(unsigned long long)p->delivered, (unsigned long long)p->lost,

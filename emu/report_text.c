@@ -163,7 +163,7 @@ static void print_partition(const struct df_report *r, FILE *f)
 			"  %-22s instance %u over %s: %llu packets sent, %llu "
 			"received; %llu credits sent, %llu received; %llu "
 			"frames out, %llu in, the port refused %llu times; "
-			"port latency %.1f us (one way, subtracted)\n",
+			"port latency %.1f us (one way)\n",
 			"peer", j, q->port, (unsigned long long)q->sent,
 			(unsigned long long)q->recv,
 			(unsigned long long)q->csent,
@@ -185,14 +185,16 @@ static void print_partition(const struct df_report *r, FILE *f)
 				"dropped (its port took nothing)\n",
 				"", (unsigned long long)q->ctl_dropped, j);
 	}
-	if (p->bad_frames || p->unknown_link || p->enq_fail)
+	if (p->bad_frames || p->unknown_link || p->enq_fail || p->late)
 		fprintf(f,
 			"  %-22s %llu frames not for this instance, %llu "
 			"naming a link not from that peer, %llu refused by a "
-			"full link\n",
+			"full link, %llu due before the step that took them "
+			"in\n",
 			"peer frames", (unsigned long long)p->bad_frames,
 			(unsigned long long)p->unknown_link,
-			(unsigned long long)p->enq_fail);
+			(unsigned long long)p->enq_fail,
+			(unsigned long long)p->late);
 	if (p->exchanged && p->nlost == 0)
 		fprintf(f,
 			"  %-22s injected %llu, delivered %llu, lost %llu, "
@@ -219,8 +221,9 @@ static void print_partition(const struct df_report *r, FILE *f)
 			fprintf(f,
 				"  WARNING: the port to instance %u takes %.1f "
 				"us one way, more than the emulated global "
-				"latency (%.1f us): packets on those links "
-				"arrive late (see lateness)\n",
+				"latency (%.1f us): the instances, which keep "
+				"in step over it, run slower than real time "
+				"(see pace)\n",
 				j, p->peer[j].lat_ns / 1e3,
 				p->global_lat_ns / 1e3);
 }

@@ -2,10 +2,11 @@
 # tools/dfemu.lua, the Wireshark dissector of the inter-instance frames
 # (dataplane/encap.h): a pcap with one frame of each type written here
 # byte by byte, read back with tshark. Every type is named, the fields
-# hold the values written (signed due_ns, unsigned u32/u64 above the
-# signed range, flag bits), the DATA frame's inner Ethernet frame is
-# dissected too, and a truncated frame and one with a bad magic are
-# marked malformed without a Lua error.
+# hold the values written (times in emulated ticks, unsigned u32/u64
+# above the signed range, flag bits), the DATA frame's inner Ethernet
+# frame is dissected too, a truncated frame, one with a bad magic and
+# bodies cut short are marked malformed without a Lua error, and a
+# frame of the old version 2 is flagged as of an unknown version.
 # Usage: tests/test_dissector.sh (from anywhere); needs tshark, python3.
 #
 # Root: tshark warns when run as root, and Wireshark's init.lua only runs
@@ -30,8 +31,8 @@ fi
 
 # Frames (one per type, in this order):
 #  1 DATA, i0->i1, inner EtherType 0x88B5 (the built-in traffic's)
-#  2 DATA, i1->i0, negative due_ns, link above 2^31, flags 0x24
-#  3 CREDIT, 2 entries
+#  2 DATA, i1->i0, due above 2^63, link above 2^31, flags 0x24
+#  3 CREDIT, 2 entries, the second due 2^64 - 1
 #  4 HELLO, plan hash above 2^63
 #  5 STATS, sent[1] = 555
 #  6 DONE (padded to the Ethernet minimum, as on the wire)
@@ -40,6 +41,9 @@ fi
 #  9 bad magic
 # 10 DATA cut short in its body
 # 11 CHANGE: PREPARE table version 5, link r2.p5 down
+# 12 SYNC, i1->i0, clock 4000000000000 (1 s)
+# 13 SYNC cut short in its body (4 of its 8 bytes)
+# 14 DATA of version 2 (the format before emulated ticks)
 python3 - "$PCAP" <<'PY'
 import struct, sys
 
@@ -50,12 +54,13 @@ def eth(ethertype, payload, pad=False):
         f += b"\0" * (60 - len(f))
     return f
 
-def hdr(typ, src, dst, seq, count=0, magic=0x44465054):
-    return struct.pack(">IBBBBIHH", magic, 2, typ, src, dst, seq, count, 0)
+def hdr(typ, src, dst, seq, count=0, magic=0x44465054, version=3):
+    return struct.pack(">IBBBBIHH", magic, version, typ, src, dst, seq,
+                       count, 0)
 
-def data(link, due, age, st, dt, seq, dr, inter, flits, phase, vc, hops,
+def data(link, due, gen, st, dt, seq, dr, inter, flits, phase, vc, hops,
          flags, esc_n, lmis):
-    return struct.pack(">IqQIIIHHHBBBBBBH", link, due, age, st, dt, seq, dr,
+    return struct.pack(">IQQIIIHHHBBBBBBH", link, due, gen, st, dt, seq, dr,
                        inter, flits, phase, vc, hops, flags, esc_n, 0, lmis)
 
 inner = (b"\x02\x00\x00\x00\x00\x05" + b"\x02\x00\x00\x00\x00\x28" +
@@ -63,14 +68,14 @@ inner = (b"\x02\x00\x00\x00\x00\x05" + b"\x02\x00\x00\x00\x00\x28" +
          b"\xab" * 30)
 frames = [
     eth(0x88B6, hdr(1, 0, 1, 7) +
-        data(123, 1500000, 987654321012, 5, 40, 99, 10, 3, 4, 2, 1, 2,
+        data(123, 6000000, 987654321012, 5, 40, 99, 10, 3, 4, 2, 1, 2,
              0x03, 0, 0) + inner),
     eth(0x88B6, hdr(1, 1, 0, 8) +
-        data(4000000000, -250000, 42, 17, 3, 100, 1, 0xFFFF, 8, 1, 2, 3,
-             0x24, 1, 5) + inner),
+        data(4000000000, 0x8000000000000010, 42, 17, 3, 100, 1, 0xFFFF, 8,
+             1, 2, 3, 0x24, 1, 5) + inner),
     eth(0x88B6, hdr(2, 1, 0, 3, count=2) +
-        struct.pack(">IBBHq", 17, 0, 0, 4, -1000) +
-        struct.pack(">IBBHq", 4294967295, 1, 0, 8, 2000), pad=True),
+        struct.pack(">IBBHQ", 17, 0, 0, 4, 4000) +
+        struct.pack(">IBBHQ", 4294967295, 1, 0, 8, 2**64 - 1), pad=True),
     eth(0x88B6, hdr(3, 0, 1, 0) +
         struct.pack(">QQQQB7x", 0xFEDCBA9876543210, 123456789, 0, 0, 1)),
     eth(0x88B6, hdr(4, 0, 1, 12) +
@@ -90,6 +95,12 @@ frames = [
     eth(0x88B6, hdr(1, 0, 1, 10) + b"\0" * 20),
     eth(0x88B6, hdr(7, 0, 1, 0) +
         struct.pack(">IBB2x64s", 5, 0, 1, b"r2.p5")),
+    eth(0x88B6, hdr(8, 1, 0, 21) + struct.pack(">Q", 4000000000000),
+        pad=True),
+    eth(0x88B6, hdr(8, 0, 1, 22) + struct.pack(">Q", 1)[:4]),
+    eth(0x88B6, hdr(1, 0, 1, 11, version=2) +
+        data(123, 1500000, 0, 5, 40, 99, 10, 3, 4, 2, 1, 2, 0, 0, 0) +
+        inner),
 ]
 with open(sys.argv[1], "wb") as out:
     out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
@@ -97,7 +108,7 @@ with open(sys.argv[1], "wb") as out:
         out.write(struct.pack("<IIII", 1700000000, i, len(f), len(f)))
         out.write(f)
 PY
-ok $? "pcap with 11 frames written"
+ok $? "pcap with 14 frames written"
 
 TSHARK=tshark
 if [ "$(id -u)" -eq 0 ] &&
@@ -115,27 +126,27 @@ $TSHARK -G protocols -X "lua_script:$LUA" 2>/dev/null | grep -q '	dfemu$'
 ok $? "tshark loads $LUA (the dfemu protocol is registered)"
 
 FIELDS="frame.number dfemu.type dfemu.src_instance dfemu.dst_instance
-dfemu.seq dfemu.count dfemu.data.link dfemu.data.due_ns dfemu.data.age_ns
+dfemu.seq dfemu.count dfemu.data.link dfemu.data.due dfemu.data.gen
 dfemu.data.src_term dfemu.data.dst_term dfemu.data.seq dfemu.data.inter
 dfemu.data.vc dfemu.data.flags dfemu.data.flags.measured
 dfemu.data.flags.external eth.type frame.protocols dfemu.credit.link
-dfemu.credit.vc dfemu.credit.flits dfemu.credit.due_ns dfemu.hello.plan_hash
+dfemu.credit.vc dfemu.credit.flits dfemu.credit.due dfemu.hello.plan_hash
 dfemu.hello.now_ns dfemu.hello.heard dfemu.stats.injected
 dfemu.stats.delivered dfemu.stats.sent dfemu.stats.crecv
 dfemu.stats.msent dfemu.stats.mrecv dfemu.stats.lost_mask
 dfemu.stats.settled dfemu.stats.prepared dfemu.change.n dfemu.change.op
 dfemu.change.kind dfemu.change.arg
 dfemu.stats.gen_stopped dfemu.summary.first_term dfemu.summary.term
-dfemu.summary.cnt dfemu.summary.sq dfemu.malformed _ws.expert.group
-_ws.col.Info"
+dfemu.summary.cnt dfemu.summary.sq dfemu.sync.clock dfemu.version
+dfemu.malformed dfemu.version.unknown _ws.expert.group _ws.col.Info"
 E=""
 for f in $FIELDS; do E="$E -e $f"; done
 # shellcheck disable=SC2086 # $E and $TSHARK are word lists
 $TSHARK -X "lua_script:$LUA" -r "$PCAP" -T fields -E separator=/t \
 	-E occurrence=a -E aggregator=, $E >"$TMP/f.txt" 2>"$TMP/f.err"
 ok $? "tshark with the dissector exits 0"
-[ "$(wc -l <"$TMP/f.txt")" -eq 11 ]
-ok $? "tshark prints the 11 frames"
+[ "$(wc -l <"$TMP/f.txt")" -eq 14 ]
+ok $? "tshark prints the 14 frames"
 
 # get FRAME FIELD: the FIELD column of FRAME's line (all occurrences,
 # comma-separated)
@@ -157,14 +168,17 @@ is() {
 }
 
 t=""
-for fr in 1 2 3 4 5 6 7 8 9 10 11; do t="$t$(get $fr dfemu.type) "; done
-[ "$t" = "1 1 2 3 4 5 6   1 7 " ]
+for fr in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do
+	t="$t$(get $fr dfemu.type) "
+done
+[ "$t" = "1 1 2 3 4 5 6   1 7 8 8 1 " ]
 ok $? "each frame's type is decoded (got '$t')"
 get 3 _ws.col.Info | grep -q '^dfemu CREDIT i1->i0 2 entries$' &&
 	get 4 _ws.col.Info | grep -q '^dfemu HELLO i0->i1' &&
 	get 5 _ws.col.Info | grep -q '^dfemu STATS i0->i1' &&
 	get 6 _ws.col.Info | grep -q '^dfemu DONE i1->i0$' &&
-	get 7 _ws.col.Info | grep -q '^dfemu SUMMARY i1->i0'
+	get 7 _ws.col.Info | grep -q '^dfemu SUMMARY i1->i0' &&
+	get 12 _ws.col.Info | grep -q '^dfemu SYNC i1->i0'
 ok $? "Info column names the type and the instances"
 
 # DATA
@@ -172,8 +186,9 @@ is 1 dfemu.src_instance 0 "DATA: src_instance"
 is 1 dfemu.dst_instance 1 "DATA: dst_instance"
 is 1 dfemu.seq 7 "DATA: header seq"
 is 1 dfemu.data.link 123 "DATA: link"
-is 1 dfemu.data.due_ns 1500000 "DATA: due_ns"
-is 1 dfemu.data.age_ns 987654321012 "DATA: age_ns (u64)"
+is 1 dfemu.version 3 "DATA: version 3"
+is 1 dfemu.data.due 6000000 "DATA: due (emulated ticks)"
+is 1 dfemu.data.gen 987654321012 "DATA: gen (u64)"
 is 1 dfemu.data.src_term 5 "DATA: src_term"
 is 1 dfemu.data.dst_term 40 "DATA: dst_term"
 is 1 dfemu.data.seq 99 "DATA: packet seq"
@@ -181,7 +196,8 @@ is 1 dfemu.data.vc 1 "DATA: vc"
 is 1 dfemu.data.flags 0x03 "DATA: flags"
 is 1 dfemu.data.flags.measured 1 "DATA: flags bit measured set"
 is 1 dfemu.data.flags.external 0 "DATA: flags bit external clear"
-is 2 dfemu.data.due_ns -250000 "DATA: negative due_ns is signed"
+is 2 dfemu.data.due 9223372036854775824 "DATA: due above 2^63 is unsigned"
+is 2 dfemu.data.gen 42 "DATA: gen of the second frame"
 is 2 dfemu.data.link 4000000000 "DATA: link above 2^31 is unsigned"
 is 2 dfemu.data.inter 65535 "DATA: inter"
 is 2 dfemu.data.vc 2 "DATA: vc of the second frame"
@@ -199,7 +215,8 @@ is 3 dfemu.count 2 "CREDIT: count"
 is 3 dfemu.credit.link 17,4294967295 "CREDIT: the two entries' links"
 is 3 dfemu.credit.vc 0,1 "CREDIT: the two entries' VCs"
 is 3 dfemu.credit.flits 4,8 "CREDIT: the two entries' flits"
-is 3 dfemu.credit.due_ns -1000,2000 "CREDIT: the two entries' due_ns"
+is 3 dfemu.credit.due 4000,18446744073709551615 \
+	"CREDIT: the two entries' due (u64, 2^64 - 1 unsigned)"
 
 # HELLO
 is 4 dfemu.hello.plan_hash 0xfedcba9876543210 "HELLO: plan_hash (u64)"
@@ -238,6 +255,21 @@ is 7 dfemu.summary.term 64,65 "SUMMARY: entries' terminals"
 is 7 dfemu.summary.cnt 3,5 "SUMMARY: cnt values"
 is 7 dfemu.summary.sq 30000,50001 "SUMMARY: sq values"
 
+# SYNC
+is 12 dfemu.seq 21 "SYNC: header seq"
+is 12 dfemu.sync.clock 4000000000000 "SYNC: clock (emulated ticks)"
+is 12 _ws.col.Info "dfemu SYNC i1->i0 clock 4000000000000" \
+	"SYNC: Info column"
+is 12 _ws.expert.group "" "SYNC: padding raises no expert info"
+is 12 dfemu.malformed "" "well-formed SYNC: not marked malformed"
+
+# Version 2 (due_ns/age_ns): not dissected as version 3, flagged unknown
+is 14 dfemu.version 2 "version 2: the version field"
+is 14 dfemu.version.unknown 1 "version 2: flagged as an unknown version"
+is 14 dfemu.data.due "" "version 2: no DATA body fields"
+get 14 _ws.col.Info | grep -q '\[unknown version\]$'
+ok $? "version 2: Info column says unknown version"
+
 # Malformed frames: the expert info dfemu.malformed, whose group is
 # PI_MALFORMED (0x07000000), and a note in the Info column.
 is 8 dfemu.malformed 1 "truncated header: marked malformed"
@@ -246,6 +278,10 @@ get 8 _ws.col.Info | grep -q 'Malformed'
 ok $? "truncated header: Info column says Malformed"
 is 9 dfemu.malformed 1 "bad magic: marked malformed"
 is 10 dfemu.malformed 1 "DATA cut short in its body: marked malformed"
+is 13 dfemu.malformed 1 "SYNC cut short in its body: marked malformed"
+is 13 dfemu.sync.clock "" "SYNC cut short: no clock field"
+get 13 _ws.col.Info | grep -q '^dfemu SYNC i0->i1 \[Malformed: SYNC body'
+ok $? "SYNC cut short: Info column says Malformed"
 is 1 dfemu.malformed "" "well-formed DATA: not marked malformed"
 
 # No Lua error anywhere, in the fields run or the full tree (-V).
@@ -256,7 +292,8 @@ ok $? "tshark -V with the dissector exits 0"
 ok $? "no Lua error in tshark's output or stderr"
 grep -q '\[Malformed\] header needs 16 bytes, 10 left' "$TMP/v.txt" &&
 	grep -q '\[Malformed\] bad magic 0x12345678' "$TMP/v.txt" &&
-	grep -q '\[Malformed\] DATA body needs 46 bytes, 20 left' "$TMP/v.txt"
-ok $? "the tree has [Malformed] items for the 3 malformed frames"
+	grep -q '\[Malformed\] DATA body needs 46 bytes, 20 left' "$TMP/v.txt" &&
+	grep -q '\[Malformed\] SYNC body needs 8 bytes, 4 left' "$TMP/v.txt"
+ok $? "the tree has [Malformed] items for the 4 malformed frames"
 
 tap_done

@@ -138,10 +138,10 @@ ok $? "both exit 0; the report says the time scale"
 		"$TMP/check.out"
 ok $? "--check says time_scale = auto is chosen at start"
 "$DFEMU" --config configs/reference-split.ini --check \
-	--set run.time_scale=2 >"$TMP/split.out" 2>&1
-[ $? -eq 2 ] && grep -q "time_scale must be 1 with \[partition\] instances" \
+	--set run.time_scale=auto >"$TMP/split.out" 2>&1
+[ $? -eq 2 ] && grep -q "time_scale = auto would calibrate each of the 2 instances apart" \
 	"$TMP/split.out"
-ok $? "time_scale with several instances: exit 2, why said"
+ok $? "time_scale = auto with several instances: exit 2, why said"
 "$DFEMU" --config configs/reference.ini --check --set run.time_scale=0.5 \
 	>"$TMP/half.out" 2>&1
 [ $? -eq 2 ] && grep -q "time_scale.*auto, or a number from 1 to" "$TMP/half.out"

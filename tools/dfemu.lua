@@ -2,7 +2,9 @@
 -- dragonfly's global links between dfemu instances (docs/instances.md).
 -- The format is dataplane/encap.h, which is the source of
 -- truth: Ethernet II with EtherType 0x88B6, then struct dp_encap_hdr
--- (16 bytes, big-endian), then the body of the frame's type:
+-- (16 bytes, big-endian), then the body of the frame's type. Times
+-- (DATA due and gen, CREDIT due, SYNC clock) are emulated ticks, 1/4 ns
+-- of the run's emulated time, which starts at 0 in every instance.
 --
 --   DATA     struct dp_encap_data (46 bytes), then the emulated frame,
 --            unchanged (handed to Wireshark's Ethernet dissector)
@@ -12,6 +14,7 @@
 --   DONE     no body
 --   SUMMARY  struct dp_encap_summary (4 bytes), then count x 3 u64
 --   CHANGE   struct dp_encap_change (72 bytes)
+--   SYNC     struct dp_encap_sync (8 bytes: the sender's clock)
 --
 -- Usage, for one run:
 --   tshark -X lua_script:tools/dfemu.lua -r file.pcap
@@ -27,7 +30,7 @@
 
 local ETHERTYPE = 0x88B6
 local MAGIC = 0x44465054 -- "DFPT"
-local VERSION = 2
+local VERSION = 3
 local MAX_INSTANCES = 8
 
 local HDR_LEN = 16
@@ -38,9 +41,10 @@ local STATS_LEN = 8 * 8 + 6 * MAX_INSTANCES * 8 + 8
 local SUMMARY_LEN = 4
 local SUMMARY_ENTRY_LEN = 24
 local CHANGE_LEN = 72
+local SYNC_LEN = 8
 
-local T_DATA, T_CREDIT, T_HELLO, T_STATS, T_DONE, T_SUMMARY, T_CHANGE =
-	1, 2, 3, 4, 5, 6, 7
+local T_DATA, T_CREDIT, T_HELLO, T_STATS, T_DONE, T_SUMMARY, T_CHANGE,
+	T_SYNC = 1, 2, 3, 4, 5, 6, 7, 8
 
 local type_names = {
 	[T_DATA] = "DATA",
@@ -50,6 +54,7 @@ local type_names = {
 	[T_DONE] = "DONE",
 	[T_SUMMARY] = "SUMMARY",
 	[T_CHANGE] = "CHANGE",
+	[T_SYNC] = "SYNC",
 }
 
 -- control/faults.h enum df_fault_op, encap.h enum dp_change_kind
@@ -89,8 +94,10 @@ field("reserved", ProtoField.uint16, "Reserved", base.HEX)
 
 -- struct dp_encap_data
 field("data.link", ProtoField.uint32, "Link", base.DEC)
-field("data.due_ns", ProtoField.int64, "Due (ns from send)", base.DEC)
-field("data.age_ns", ProtoField.uint64, "Age (ns at send)", base.DEC)
+field("data.due", ProtoField.uint64,
+	"Due at the far end (emulated ticks, 1/4 ns)", base.DEC)
+field("data.gen", ProtoField.uint64, "Generated (emulated ticks, 1/4 ns)",
+	base.DEC)
 field("data.src_term", ProtoField.uint32, "Source terminal", base.DEC)
 field("data.dst_term", ProtoField.uint32, "Destination terminal", base.DEC)
 field("data.seq", ProtoField.uint32, "Packet sequence", base.DEC)
@@ -114,7 +121,8 @@ field("credit.link", ProtoField.uint32, "Link", base.DEC)
 field("credit.vc", ProtoField.uint8, "VC", base.DEC)
 field("credit.pad", ProtoField.uint8, "Padding", base.HEX)
 field("credit.flits", ProtoField.uint16, "Flits", base.DEC)
-field("credit.due_ns", ProtoField.int64, "Due (ns from send)", base.DEC)
+field("credit.due", ProtoField.uint64,
+	"Due back at the sender (emulated ticks, 1/4 ns)", base.DEC)
 
 -- struct dp_encap_hello
 field("hello.plan_hash", ProtoField.uint64, "Plan hash", base.HEX)
@@ -160,6 +168,10 @@ field("change.n", ProtoField.uint32, "Table version or load change number",
 field("change.op", ProtoField.uint8, "Operation", base.DEC, change_ops)
 field("change.kind", ProtoField.uint8, "Kind", base.DEC, change_kinds)
 field("change.arg", ProtoField.string, "Argument")
+
+-- struct dp_encap_sync
+field("sync.clock", ProtoField.uint64,
+	"Clock: sender has run up to (emulated ticks, 1/4 ns)", base.DEC)
 
 -- struct dp_encap_summary and its entries
 field("summary.first_term", ProtoField.uint32, "First terminal", base.DEC)
@@ -217,8 +229,8 @@ local function dissect_data(tvb, pinfo, root, tree, info, off)
 	local r = function(o, l) return tvb(off + o, l) end
 	local st = tree:add(r(0, DATA_LEN), "DATA body")
 	st:add(f["data.link"], r(0, 4))
-	st:add(f["data.due_ns"], r(4, 8))
-	st:add(f["data.age_ns"], r(12, 8))
+	st:add(f["data.due"], r(4, 8))
+	st:add(f["data.gen"], r(12, 8))
 	st:add(f["data.src_term"], r(20, 4))
 	st:add(f["data.dst_term"], r(24, 4))
 	st:add(f["data.seq"], r(28, 4))
@@ -273,16 +285,25 @@ local function dissect_credit(tvb, pinfo, tree, info, off, count)
 		et:add(f["credit.vc"], tvb(o + 4, 1))
 		et:add(f["credit.pad"], tvb(o + 5, 1))
 		et:add(f["credit.flits"], tvb(o + 6, 2))
-		et:add(f["credit.due_ns"], tvb(o + 8, 8))
+		et:add(f["credit.due"], tvb(o + 8, 8))
 	end
 	return info, off + count * CREDIT_LEN
 end
 
-local function dissect_hello(tvb, pinfo, tree, info, off)
-	if not need(tvb, tree, pinfo, info, off, HELLO_LEN, "HELLO body") then
+-- The subtree of a fixed-length body of len bytes named name, or nil
+-- (the frame marked malformed) when the frame is shorter.
+local function body(tvb, pinfo, tree, info, off, len, name)
+	if not need(tvb, tree, pinfo, info, off, len, name) then
 		return nil
 	end
-	local st = tree:add(tvb(off, HELLO_LEN), "HELLO body")
+	return tree:add(tvb(off, len), name)
+end
+
+local function dissect_hello(tvb, pinfo, tree, info, off)
+	local st = body(tvb, pinfo, tree, info, off, HELLO_LEN, "HELLO body")
+	if st == nil then
+		return nil
+	end
 	st:add(f["hello.plan_hash"], tvb(off, 8))
 	st:add(f["hello.now_ns"], tvb(off + 8, 8))
 	st:add(f["hello.echo_ns"], tvb(off + 16, 8))
@@ -295,10 +316,10 @@ local function dissect_hello(tvb, pinfo, tree, info, off)
 end
 
 local function dissect_stats(tvb, pinfo, tree, info, off)
-	if not need(tvb, tree, pinfo, info, off, STATS_LEN, "STATS body") then
+	local st = body(tvb, pinfo, tree, info, off, STATS_LEN, "STATS body")
+	if st == nil then
 		return nil
 	end
-	local st = tree:add(tvb(off, STATS_LEN), "STATS body")
 	local o = off
 	for _, s in ipairs(stats_scalars) do
 		st:add(f["stats." .. s[1]], tvb(o, 8))
@@ -327,10 +348,10 @@ local function dissect_stats(tvb, pinfo, tree, info, off)
 end
 
 local function dissect_change(tvb, pinfo, tree, info, off)
-	if not need(tvb, tree, pinfo, info, off, CHANGE_LEN, "CHANGE body") then
+	local st = body(tvb, pinfo, tree, info, off, CHANGE_LEN, "CHANGE body")
+	if st == nil then
 		return nil
 	end
-	local st = tree:add(tvb(off, CHANGE_LEN), "CHANGE body")
 	local op = tvb(off + 4, 1):uint()
 	local kind = tvb(off + 5, 1):uint()
 	local arg = tvb(off + 8, 64):stringz()
@@ -348,6 +369,17 @@ local function dissect_change(tvb, pinfo, tree, info, off)
 			change_ops[op] or string.format("op %u", op), arg)
 	end
 	return info, off + CHANGE_LEN
+end
+
+local function dissect_sync(tvb, pinfo, tree, info, off)
+	local st = body(tvb, pinfo, tree, info, off, SYNC_LEN, "SYNC body")
+	if st == nil then
+		return nil
+	end
+	st:add(f["sync.clock"], tvb(off, 8))
+	info = string.format("%s clock %s", info,
+		tostring(tvb(off, 8):uint64()))
+	return info, off + SYNC_LEN
 end
 
 local function dissect_summary(tvb, pinfo, tree, info, off, count)
@@ -440,6 +472,8 @@ function p.dissector(tvb, pinfo, root)
 		newinfo, done = dissect_summary(tvb, pinfo, tree, info, off, count)
 	elseif ty == T_CHANGE then
 		newinfo, done = dissect_change(tvb, pinfo, tree, info, off)
+	elseif ty == T_SYNC then
+		newinfo, done = dissect_sync(tvb, pinfo, tree, info, off)
 	else
 		tree:add_proto_expert_info(ef_type, string.format(
 			"unknown type %u", ty))
