@@ -372,12 +372,19 @@ static void fill_terms(const struct emu *e, struct df_report *rep)
  * it too. Not the histograms: the lateness is the host's, and latency is
  * in the deliveries' times already.
  */
-static uint64_t run_digest(const struct emu *e, const struct dp_counters *c)
+static uint64_t deliveries_digest(const struct emu *e)
 {
 	uint64_t d = 0;
 
 	for (uint32_t w = 0; w < e->pl->nworkers; w++)
 		d += e->lc[w]->digest;
+	return d;
+}
+
+static uint64_t run_digest(const struct emu *e, const struct dp_counters *c)
+{
+	uint64_t d = deliveries_digest(e);
+
 #define DIGEST_FOLD(name, text) dp_digest_fold(&d, c->name);
 #define DIGEST_FOLD_ARRAY(name, n, names)            \
 	for (uint32_t i = 0; i < (uint32_t)(n); i++) \
@@ -395,6 +402,7 @@ void emu_account(const struct emu *e, struct df_report *rep)
 	sum_stats(e, &s);
 	fill_counts(e, rep, &s);
 	rep->digest = run_digest(e, &s.c);
+	rep->digest_deliveries = deliveries_digest(e);
 	fill_loads(e, rep, &s);
 	fill_latency(e, rep);
 	fill_links(e, rep);

@@ -54,6 +54,9 @@ struct df_report {
 	/* the determinism digest (dataplane/digest.h): the deliveries of this
 	 * instance's workers, then the final counters (c) */
 	uint64_t digest;
+	/* its first part alone, the deliveries' sum: the instances' add up
+	 * to the whole network's (docs/report.md, "The digest") */
+	uint64_t digest_deliveries;
 	struct df_latency lat;	       /* every measured packet */
 	struct df_latency lat_path[2]; /* [0] minimal, [1] non-minimal paths */
 	struct dp_hist *lat_hist[2];   /* their histograms (TSC), malloc'd */

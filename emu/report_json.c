@@ -467,6 +467,8 @@ static void json_checks(FILE *f, const struct df_report *r)
 	/* a string: a JSON number loses the low bits of 64 in most readers */
 	fprintf(f, "  \"digest\": \"%016llx\",\n",
 		(unsigned long long)r->digest);
+	fprintf(f, "  \"digest_deliveries\": \"%016llx\",\n",
+		(unsigned long long)r->digest_deliveries);
 	fprintf(f,
 		"  \"credit_links_unchecked\": %u,\n  \"corrupt_frames\": "
 		"%llu,\n",

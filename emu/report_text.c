@@ -532,8 +532,9 @@ static void print_checks(FILE *f, const struct df_config *c,
 		fprintf(f, "  %-22s %s\n", "delivered exactly once",
 			r->exactly_once && !r->c.corrupt ? "yes" : "NO");
 	/* hex: the same width on every run, and compared by eye */
-	fprintf(f, "  %-22s %016llx\n", "digest",
-		(unsigned long long)r->digest);
+	fprintf(f, "  %-22s %016llx (deliveries %016llx)\n", "digest",
+		(unsigned long long)r->digest,
+		(unsigned long long)r->digest_deliveries);
 }
 
 /* The host: wall time, workers, time scale, and the capture. */

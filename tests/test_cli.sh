@@ -266,7 +266,7 @@ run --config configs/small.ini $SHORT --quiet --json "$TMP/r1.json" \
 	--eal $EAL --file-prefix=dfcli1-$$
 expect_rc 0 "a run with --eal"
 has "$TMP/out" "credits conserved      yes" "run report: credits"
-grep -Eq '^  digest {17}[0-9a-f]{16}$' "$TMP/out"
+grep -Eq '^  digest {17}[0-9a-f]{16} \(deliveries [0-9a-f]{16}\)$' "$TMP/out"
 ok $? "run report: the digest line, 16 hex digits in the column"
 jsoncheck "$TMP/r1.json"
 ok $? "run with --eal: JSON report complete and accounted for"

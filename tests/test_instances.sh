@@ -148,6 +148,27 @@ assert 0 < p < 1e6, p
 PY
 ok $? "two instances against one: the same measured packets, latency average, minimum and maximum, whatever the host did; port latency measured (0-1 ms)"
 
+# finish = stop: generation ends with the window in both, so the two
+# instances deliver what one does, packet for packet and instant for
+# instant: their deliveries' digests add up to the single run's
+# shellcheck disable=SC2086
+pair stop 0 $RUN $PEERS --set traffic.finish=stop
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/reference.ini $RUN --set traffic.finish=stop \
+	--json "$TMP/stop1.json" $EAL0 >"$TMP/stop1.log" 2>&1 &&
+	[ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && accounted stop &&
+	python3 - "$TMP"/stop1.json "$TMP"/stop-0.json "$TMP"/stop-1.json <<'PY'
+import json, sys
+s, a, b = (json.load(open(f)) for f in sys.argv[1:4])
+d = [int(x["digest_deliveries"], 16) for x in (s, a, b)]
+print("# deliveries' digests: one instance %016x, two %016x + %016x = %016x"
+      % (d[0], d[1], d[2], (d[1] + d[2]) % 2**64))
+assert (d[1] + d[2]) % 2**64 == d[0]
+assert a["packets"]["delivered"] + b["packets"]["delivered"] == \
+    s["packets"]["delivered"]
+PY
+ok $? "finish = stop: the two instances' deliveries' digests add up to the one instance's (every packet delivered at the same emulated instant)"
+
 # 2. instance 1 first: start order does not matter
 # shellcheck disable=SC2086
 pair order 1 $RUN --set traffic.measure_ms=100 $PEERS
