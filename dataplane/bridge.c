@@ -3,6 +3,7 @@
  * The bridge between dfemu instances (bridge.h): DATA and CREDIT frames
  * out of the links that cross to a peer and back into them.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -480,6 +481,7 @@ static void take_sync(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	    sizeof(struct rte_ether_hdr) + sizeof(*h) + sizeof(*sy)) {
 		uint64_t c = rte_be_to_cpu_64(sy->clock);
 
+		p->cpu = (int32_t)rte_be_to_cpu_32(sy->cpu);
 		if (c > p->clock)
 			__atomic_store_n(&p->clock, c, __ATOMIC_RELEASE);
 	} else {
@@ -529,8 +531,10 @@ static void send_sync(struct dp_bridge *b, uint64_t now)
 {
 	uint64_t c = local_clock(b, now);
 
-	if (!all_sent(b))
+	if (b->sync_off || !all_sent(b))
 		return;
+	if (b->cpu < 0)
+		b->cpu = sched_getcpu();
 	for (uint32_t peer = 0; peer < DP_MAX_INSTANCES; peer++) {
 		struct dp_peer *p = &b->peer[peer];
 		struct dp_encap_sync *sy;
@@ -547,6 +551,8 @@ static void send_sync(struct dp_bridge *b, uint64_t now)
 			return; /* no mbuf now: the next look */
 		sy = body;
 		sy->clock = rte_cpu_to_be_64(c);
+		sy->cpu = rte_cpu_to_be_32((uint32_t)b->cpu);
+		sy->pad = 0;
 		p->synced = c;
 		dp_bridge_send(b, peer, &m, 1);
 	}

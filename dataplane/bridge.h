@@ -42,6 +42,7 @@ struct dp_peer {
 	 * as last sent to it */
 	volatile uint64_t clock;
 	uint64_t synced;
+	volatile int32_t cpu; /* its bridge's CPU, as its SYNC says */
 	/* frames the port did not take yet (sent first next time) */
 	struct rte_mbuf *pend[2 * DP_BRIDGE_BURST];
 	uint32_t npend;
@@ -81,6 +82,11 @@ struct dp_bridge {
 	uint64_t unknown_link; /* entries naming a link not from that peer */
 	uint64_t enq_fail;     /* a full link ring: the peer broke credits */
 	uint64_t late;	       /* due by the step it came in: out of step */
+	/* set by the main lcore with its DONE: no SYNC after it (every
+	 * instance has stopped generating; a SYNC left in the backlog of a
+	 * peer that ended would hold this one's end) */
+	volatile uint8_t sync_off;
+	int32_t cpu; /* the CPU this bridge runs on, -1 before its first SYNC */
 };
 
 /* One sweep: send what left toward peers, take in what arrived. */

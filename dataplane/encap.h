@@ -125,6 +125,10 @@ struct dp_encap_change {
  * one quantum later (the peer may run the steps up to clock + quantum). */
 struct dp_encap_sync {
 	uint64_t clock; /* emulated ticks */
+	/* the CPU the sender's bridge runs on: a worker waiting for a
+	 * peer on its own CPU yields it (worker.c, wait) */
+	uint32_t cpu;
+	uint32_t pad;
 } __rte_packed;
 
 struct dp_encap_summary {

@@ -185,6 +185,7 @@ struct dp_lcore {
 	uint32_t npollers;
 	uint64_t bridge_wall; /* TSC the bridge was last looked at */
 	uint32_t waits;	      /* looks in a row at a peer not there yet */
+	int cpu;	      /* the CPU it runs on */
 	uint64_t wall_now;    /* paced: the wall clock's emulated time at the
 			       * step's start (frames from ports enter then) */
 	uint64_t gen_stop; /* generation ends after this step (checkpoints) */

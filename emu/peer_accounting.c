@@ -157,6 +157,7 @@ void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
 	if (x->finished)
 		return;
 	x->finished = 1;
+	__atomic_store_n(&x->b.sync_off, 1, __ATOMIC_RELEASE);
 	for (uint32_t j = 0; j < c->ninst; j++) {
 		uint32_t lo = c->inst_lo[j] * per_group;
 		uint32_t hi = (c->inst_hi[j] + 1) * per_group;

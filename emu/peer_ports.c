@@ -191,9 +191,11 @@ struct emu_inst *emu_inst_setup(const struct df_plan *pl, struct dp_link *links,
 	x->b.pool = run->pool;
 	x->b.run = run;
 	x->b.links = links;
+	x->b.cpu = -1; /* not known yet */
 	for (uint32_t j = 0; j < DP_MAX_INSTANCES; j++) {
 		uint8_t m[6] = {0x02, 0xdf, 0xff, 0xff, 0x00, (uint8_t)j};
 		memcpy(x->b.mac[j].addr_bytes, m, 6);
+		x->b.peer[j].cpu = -1;
 	}
 	x->rrx = calloc(pl->topo.nterms, sizeof(*x->rrx));
 	x->b.ctl_rx = ring("crx", c->instance);

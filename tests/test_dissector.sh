@@ -41,8 +41,8 @@ fi
 #  9 bad magic
 # 10 DATA cut short in its body
 # 11 CHANGE: PREPARE table version 5, link r2.p5 down
-# 12 SYNC, i1->i0, clock 4000000000000 (1 s)
-# 13 SYNC cut short in its body (4 of its 8 bytes)
+# 12 SYNC, i1->i0, clock 4000000000000 (1 s), CPU 3
+# 13 SYNC cut short in its body (4 of its 16 bytes)
 # 14 DATA of version 2 (the format before emulated ticks)
 python3 - "$PCAP" <<'PY'
 import struct, sys
@@ -95,7 +95,7 @@ frames = [
     eth(0x88B6, hdr(1, 0, 1, 10) + b"\0" * 20),
     eth(0x88B6, hdr(7, 0, 1, 0) +
         struct.pack(">IBB2x64s", 5, 0, 1, b"r2.p5")),
-    eth(0x88B6, hdr(8, 1, 0, 21) + struct.pack(">Q", 4000000000000),
+    eth(0x88B6, hdr(8, 1, 0, 21) + struct.pack(">QII", 4000000000000, 3, 0),
         pad=True),
     eth(0x88B6, hdr(8, 0, 1, 22) + struct.pack(">Q", 1)[:4]),
     eth(0x88B6, hdr(1, 0, 1, 11, version=2) +
@@ -137,7 +137,7 @@ dfemu.stats.msent dfemu.stats.mrecv dfemu.stats.lost_mask
 dfemu.stats.settled dfemu.stats.prepared dfemu.change.n dfemu.change.op
 dfemu.change.kind dfemu.change.arg
 dfemu.stats.gen_stopped dfemu.summary.first_term dfemu.summary.term
-dfemu.summary.cnt dfemu.summary.sq dfemu.sync.clock dfemu.version
+dfemu.summary.cnt dfemu.summary.sq dfemu.sync.clock dfemu.sync.cpu dfemu.version
 dfemu.malformed dfemu.version.unknown _ws.expert.group _ws.col.Info"
 E=""
 for f in $FIELDS; do E="$E -e $f"; done
@@ -258,6 +258,7 @@ is 7 dfemu.summary.sq 30000,50001 "SUMMARY: sq values"
 # SYNC
 is 12 dfemu.seq 21 "SYNC: header seq"
 is 12 dfemu.sync.clock 4000000000000 "SYNC: clock (emulated ticks)"
+is 12 dfemu.sync.cpu 3 "SYNC: the sender's bridge's CPU"
 is 12 _ws.col.Info "dfemu SYNC i1->i0 clock 4000000000000" \
 	"SYNC: Info column"
 is 12 _ws.expert.group "" "SYNC: padding raises no expert info"
@@ -293,7 +294,7 @@ ok $? "no Lua error in tshark's output or stderr"
 grep -q '\[Malformed\] header needs 16 bytes, 10 left' "$TMP/v.txt" &&
 	grep -q '\[Malformed\] bad magic 0x12345678' "$TMP/v.txt" &&
 	grep -q '\[Malformed\] DATA body needs 46 bytes, 20 left' "$TMP/v.txt" &&
-	grep -q '\[Malformed\] SYNC body needs 8 bytes, 4 left' "$TMP/v.txt"
+	grep -q '\[Malformed\] SYNC body needs 16 bytes, 4 left' "$TMP/v.txt"
 ok $? "the tree has [Malformed] items for the 4 malformed frames"
 
 tap_done

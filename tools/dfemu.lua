@@ -14,7 +14,8 @@
 --   DONE     no body
 --   SUMMARY  struct dp_encap_summary (4 bytes), then count x 3 u64
 --   CHANGE   struct dp_encap_change (72 bytes)
---   SYNC     struct dp_encap_sync (8 bytes: the sender's clock)
+--   SYNC     struct dp_encap_sync (16 bytes: the sender's clock, its
+--            bridge's CPU, padding)
 --
 -- Usage, for one run:
 --   tshark -X lua_script:tools/dfemu.lua -r file.pcap
@@ -41,7 +42,7 @@ local STATS_LEN = 8 * 8 + 6 * MAX_INSTANCES * 8 + 8
 local SUMMARY_LEN = 4
 local SUMMARY_ENTRY_LEN = 24
 local CHANGE_LEN = 72
-local SYNC_LEN = 8
+local SYNC_LEN = 16
 
 local T_DATA, T_CREDIT, T_HELLO, T_STATS, T_DONE, T_SUMMARY, T_CHANGE,
 	T_SYNC = 1, 2, 3, 4, 5, 6, 7, 8
@@ -172,6 +173,8 @@ field("change.arg", ProtoField.string, "Argument")
 -- struct dp_encap_sync
 field("sync.clock", ProtoField.uint64,
 	"Clock: sender has run up to (emulated ticks, 1/4 ns)", base.DEC)
+field("sync.cpu", ProtoField.uint32, "CPU of the sender's bridge", base.DEC)
+field("sync.pad", ProtoField.uint32, "Padding", base.HEX)
 
 -- struct dp_encap_summary and its entries
 field("summary.first_term", ProtoField.uint32, "First terminal", base.DEC)
@@ -377,6 +380,8 @@ local function dissect_sync(tvb, pinfo, tree, info, off)
 		return nil
 	end
 	st:add(f["sync.clock"], tvb(off, 8))
+	st:add(f["sync.cpu"], tvb(off + 8, 4))
+	st:add(f["sync.pad"], tvb(off + 12, 4))
 	info = string.format("%s clock %s", info,
 		tostring(tvb(off, 8):uint64()))
 	return info, off + SYNC_LEN
