@@ -86,7 +86,7 @@ void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
 		     uint32_t nworkers);
 
 /* Every peer sent DONE, and every frame of ours has left. */
-int emu_inst_all_done(const struct emu_inst *x);
+int emu_inst_all_done(struct emu_inst *x, uint64_t now);
 
 /* Deliveries elsewhere of terminal t's packets: count, sum and sum of
  * squares of their sequence numbers (exactly-once check). */

@@ -200,7 +200,29 @@ void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
 	}
 }
 
-int emu_inst_all_done(const struct emu_inst *x)
+/* Has peer j, done, ended? It ends once it has our DONE, and until then
+ * its port takes what we send: a backlog to it that has not moved for
+ * [partition] peer_timeout_ms is one left behind by a peer that ended
+ * (a STATS sent after our DONE held three instances' end for good). */
+static int backlog_left(struct emu_inst *x, uint32_t j, uint64_t now)
+{
+	struct peer_state *ps = &x->ps[j];
+	const struct dp_peer *p = &x->b.peer[j];
+	uint64_t out = p->tx_frames;
+
+	if (p->npend == 0)
+		return 1;
+	if (out != ps->tx_seen || ps->tx_still == 0) {
+		ps->tx_seen = out;
+		ps->tx_still = now;
+		return 0;
+	}
+	return now - ps->tx_still >=
+	       (uint64_t)(x->hz * (double)x->pl->cfg.part_peer_timeout_ms /
+			  1e3);
+}
+
+int emu_inst_all_done(struct emu_inst *x, uint64_t now)
 {
 	const struct df_config *c = &x->pl->cfg;
 
@@ -208,7 +230,7 @@ int emu_inst_all_done(const struct emu_inst *x)
 		return 0;
 	for (uint32_t j = 0; j < c->ninst; j++)
 		if (j != c->instance && !x->ps[j].lost &&
-		    (!x->ps[j].done || x->b.peer[j].npend != 0))
+		    (!x->ps[j].done || !backlog_left(x, j, now)))
 			return 0;
 	return 1;
 }

@@ -35,6 +35,9 @@ struct peer_state {
 	struct dp_encap_stats st;      /* its last counters, host order */
 	uint64_t st_at;		       /* when they came (TSC), 0 = never */
 	int done;
+	/* our backlog to it: its frames out when last seen, and since when
+	 * (TSC) the port has taken none */
+	uint64_t tx_seen, tx_still;
 	int lost;	  /* taken as lost: the run goes on without it */
 	uint64_t lost_at; /* when (TSC) */
 	char lost_why[128];

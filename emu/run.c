@@ -395,7 +395,7 @@ static int all_in(struct run *r)
 		struct emu_inst_local l = {.s = &r->s, .gen_stopped = 1};
 		if (emu_inst_drained(e->inst, &l))
 			emu_inst_finish(e->inst, e->lc, e->pl->nworkers);
-		return emu_inst_all_done(e->inst);
+		return emu_inst_all_done(e->inst, rte_rdtsc());
 	}
 	if (in_flight(&r->s) == 0 && r->s.credits_out == r->s.credits_in) {
 		/* the last packets may have arrived since done was read:
