@@ -384,7 +384,7 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 	/* it entered at the wall clock's emulated time (as ns-3 stamps an
 	 * external event), not at an earlier step a lagging worker runs:
 	 * else its flight would be shortened by the lag */
-	pk->gen_tsc = lc->wall_now > now ? lc->wall_now : now;
+	pk->gen_tsc = t->in_at > now ? t->in_at : now;
 	pk->src_term = t->id;
 	pk->dst_term = dst;
 	pk->dst_router = (uint16_t)(dst / run->p);
@@ -469,6 +469,13 @@ in:
 			t->pc.rx += t->in_n;
 			if (t->in_n == 0)
 				break;
+			/* the wall clock read after the burst, not at the
+			 * step's start: a worker descheduled in between (a
+			 * busy host, for milliseconds) would stamp the frames
+			 * before they came, and shorten their flight */
+			t->in_at = lc->run->paced
+					   ? dp_wall_step(lc->run, rte_rdtsc())
+					   : now;
 			for (uint16_t k = 0; k < t->in_n; k++)
 				t->pc.rx_bytes += t->in[k]->pkt_len;
 			if (t->pc.rx_first == 0)

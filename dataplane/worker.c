@@ -251,26 +251,14 @@ static void publish(struct dp_lcore *lc, uint64_t t)
 	__atomic_store_n(&lc->clock, t, __ATOMIC_RELEASE);
 }
 
-/* The last step the wall clock has passed (paced). */
-static inline uint64_t wall_step(const struct dp_run *run, uint64_t wall)
-{
-	uint64_t d;
-
-	if (wall <= run->tsc0)
-		return run->t0;
-	d = (uint64_t)((unsigned __int128)(wall - run->tsc0) << 32) /
-	    run->tsc_per_tick_q32;
-	return run->t0 + d / run->quantum * run->quantum;
-}
-
 /*
  * The next step with something to do: the one after the clock when a
  * node is active, else the first with a wake or timer due; never past a
  * checkpoint. What comes from outside (DPDK ports, other instances) is
  * looked for at the wall clock's step: every quantum while the worker
  * keeps up, and at once, past the steps with nothing due, when it is
- * behind (a frame is stamped with the step that takes it, as ns-3's
- * real-time scheduler stamps external events with the wall clock).
+ * behind (a frame is stamped with the wall clock's step when it is
+ * taken, as ns-3's real-time scheduler stamps external events).
  */
 static uint64_t next_step(struct dp_lcore *lc, uint64_t wall)
 {
@@ -283,7 +271,7 @@ static uint64_t next_step(struct dp_lcore *lc, uint64_t wall)
 		if (lc->next_event < w)
 			w = lc->next_event;
 		if (lc->npollers || lc->bridge != NULL) {
-			uint64_t p = run->paced ? wall_step(run, wall) : t;
+			uint64_t p = run->paced ? dp_wall_step(run, wall) : t;
 
 			if (p < w)
 				w = p;
@@ -293,14 +281,6 @@ static uint64_t next_step(struct dp_lcore *lc, uint64_t wall)
 			t = w;
 	}
 	return c < t ? c : t;
-}
-
-/* Wall TSC at which the step at t may run (paced). */
-static inline uint64_t wall_at(const struct dp_run *run, uint64_t t)
-{
-	return run->tsc0 + (uint64_t)((unsigned __int128)(t - run->t0) *
-					      run->tsc_per_tick_q32 >>
-				      32);
 }
 
 /* Run the step at t: wakes due, active nodes, the bridge. The bridge
@@ -313,7 +293,6 @@ static unsigned step(struct dp_lcore *lc, uint64_t t, uint64_t wall)
 	unsigned work;
 
 	lc->now = t;
-	lc->wall_now = lc->run->paced ? wall_step(lc->run, wall) : t;
 	lc->next_event = UINT64_MAX;
 	lc->gen_on = t <= gen_until(lc);
 	dp_wheel_advance(lc->wheel, t);
@@ -336,7 +315,7 @@ static unsigned step(struct dp_lcore *lc, uint64_t t, uint64_t wall)
 static int paced(struct dp_lcore *lc, uint64_t t, uint64_t wall)
 {
 	const struct dp_run *run = lc->run;
-	uint64_t at = wall_at(run, t);
+	uint64_t at = dp_wall_at(run, t);
 
 	if (wall < at) {
 		nap(lc, at - wall);
@@ -421,7 +400,7 @@ int dp_worker_main(void *arg)
 			/* nothing to do up to a: say so, so the others can
 			 * go on (SimBricks' sync message), paced no further
 			 * than the wall clock; wait for them */
-			uint64_t c = run->paced ? wall_step(run, wall) : a;
+			uint64_t c = run->paced ? dp_wall_step(run, wall) : a;
 
 			if (c > a)
 				c = a;

@@ -156,6 +156,7 @@ struct dp_term {
 	int eth;
 	struct rte_mbuf *in[32];
 	uint16_t in_n, in_i;
+	uint64_t in_at; /* paced: the wall clock's step when in[] was taken */
 	struct rte_mbuf *held;
 	struct dp_out held_out;
 	struct dp_term_ports pc; /* its port traffic (stats.h) */
@@ -186,8 +187,6 @@ struct dp_lcore {
 	uint64_t bridge_wall; /* TSC the bridge was last looked at */
 	uint32_t waits;	      /* looks in a row at a peer not there yet */
 	int cpu;	      /* the CPU it runs on */
-	uint64_t wall_now;    /* paced: the wall clock's emulated time at the
-			       * step's start (frames from ports enter then) */
 	uint64_t gen_stop; /* generation ends after this step (checkpoints) */
 	uint32_t ckpt_n;   /* checkpoints taken */
 	/* exactly-once check, per source terminal: count, sum, sum of squares
@@ -231,6 +230,29 @@ static inline uint64_t dp_step_at(const struct dp_run *run, uint64_t t)
 	if (t >= UINT64_MAX - q)
 		return UINT64_MAX;
 	return run->t0 + (t - run->t0 + q - 1) / q * q;
+}
+
+/* Paced: the wall TSC at which the step at t may run. */
+static inline uint64_t dp_wall_at(const struct dp_run *run, uint64_t t)
+{
+	return run->tsc0 + (uint64_t)((unsigned __int128)(t - run->t0) *
+					      run->tsc_per_tick_q32 >>
+				      32);
+}
+
+/* Paced: the last step the wall clock has passed, its inverse. The
+ * division is done in 128 bits: wall - tsc0 shifted by 32 passes 2^64
+ * after 2^32 TSC cycles (2 s here), and a 64-bit quotient of it wrapped,
+ * so every frame from a port was stamped with a lagging worker's step. */
+static inline uint64_t dp_wall_step(const struct dp_run *run, uint64_t wall)
+{
+	uint64_t d;
+
+	if (wall <= run->tsc0)
+		return run->t0;
+	d = (uint64_t)(((unsigned __int128)(wall - run->tsc0) << 32) /
+		       run->tsc_per_tick_q32);
+	return run->t0 + d / run->quantum * run->quantum;
 }
 
 /*
