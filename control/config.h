@@ -311,16 +311,6 @@ uint64_t df_config_quantum(const struct df_config *cfg);
 int df_config_value(const struct df_config *cfg, size_t i, const char **sec,
 		    const char **name, char *buf, size_t n);
 
-/* Emulated time's unit, the tick: a quarter of a nanosecond, whatever
- * the host (docs/design.md, "Time, links and credits"). */
-#define DF_TICKS_PER_NS 4
-#define DF_TICK_HZ	(1e9 * DF_TICKS_PER_NS)
-
-/* The step of the workers' emulated clocks, in ticks: [run] quantum_ns,
- * or for 0 the shortest link latency plus a flit time, at most an eighth
- * of a packet time on the fastest link: from the network alone. */
-uint64_t df_config_quantum(const struct df_config *cfg);
-
 /* Key i (0, 1, ... in the order of --help) as documented: its section,
  * name, meaning and what it allows (in allowed). -1 past the last key. */
 int df_config_key_doc(size_t i, const char **sec, const char **name,
