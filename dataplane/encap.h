@@ -16,8 +16,9 @@
  *   HELLO   struct dp_encap_hello (start-up handshake, port latency)
  *   STATS   struct dp_encap_stats (accounting, every few ms)
  *   DONE    no body (this instance has seen the whole network drained)
- *   SUMMARY struct dp_encap_summary, then count x 3 u64 (deliveries
- *           here of the peer's terminals' packets, for exactly-once)
+ *   SUMMARY struct dp_encap_summary, then count x 2 u64: the count and
+ *           set hash of the peer's terminals' packets settled here
+ *           (exactly-once, once.h)
  *   CHANGE  struct dp_encap_change (a run-time change instance 0 made,
  *           for the others to make too)
  *   SYNC    struct dp_encap_sync (how far the sender's clock has run)
@@ -28,7 +29,7 @@
 
 #define DP_ENCAP_ETHERTYPE 0x88B6      /* IEEE local experimental 2 */
 #define DP_ENCAP_MAGIC	   0x44465054U /* "DFPT" */
-#define DP_ENCAP_VERSION   3
+#define DP_ENCAP_VERSION   4
 #define DP_MAX_INSTANCES   8
 
 enum dp_encap_type {

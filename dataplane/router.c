@@ -52,9 +52,7 @@ static void lost(struct dp_router *r, struct dp_port *p, struct rte_mbuf *m,
 	if (pk->flags & DP_PKT_MEASURED)
 		lc->st.drops_measured++;
 	if (!(pk->flags & DP_PKT_EXTERNAL)) {
-		lc->rx_cnt[pk->src_term]++;
-		lc->rx_sum[pk->src_term] += pk->seq;
-		lc->rx_sq[pk->src_term] += (uint64_t)pk->seq * pk->seq;
+		dp_settled(lc, pk->src_term, pk->seq);
 	}
 	if (unlikely(dp_link_credit(p->in, now, pk->vc, pk->flits, now)))
 		lc->st.enq_fail++;

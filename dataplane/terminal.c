@@ -319,9 +319,7 @@ static void check_builtin(struct dp_term *t, struct rte_mbuf *m)
 		lc->st.corrupt++;
 		return;
 	}
-	lc->rx_cnt[src]++;
-	lc->rx_sum[src] += seq;
-	lc->rx_sq[src] += (uint64_t)seq * seq;
+	dp_settled(lc, src, seq);
 }
 
 static void deliver(struct dp_term *t, struct rte_mbuf *m)
@@ -419,9 +417,7 @@ static void port_delivered(struct dp_term *t, const struct dp_out *o,
 	t->pc.tx_bytes += o->len;
 	if (!(o->flags & DP_PKT_EXTERNAL)) {
 		/* a built-in frame to a real host: exactly-once still holds */
-		lc->rx_cnt[o->src]++;
-		lc->rx_sum[o->src] += o->seq;
-		lc->rx_sq[o->src] += (uint64_t)o->seq * o->seq;
+		dp_settled(lc, o->src, o->seq);
 	}
 	account_delivery(t, o, waited ? now : o->due);
 }

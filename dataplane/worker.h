@@ -14,6 +14,7 @@
 #include "tables.h"
 #include "addr.h"
 #include "notify.h"
+#include "once.h"
 #include "port.h"
 #include "router.h"
 #include "stats.h"
@@ -47,6 +48,7 @@ struct dp_run {
 	/* a partitioned run's bridge, for the peers' clocks (bridge.h) */
 	const struct dp_bridge *peers;
 	struct rte_mempool *pool;
+	uint64_t once_key; /* the exactly-once set hash's key (once.h) */
 	const struct df_tables *tb;
 	/* a partitioned run's table changes (docs/instances.md):
 	 * the next version, prepared by the main lcore; the version in use,
@@ -189,9 +191,9 @@ struct dp_lcore {
 	int cpu;	      /* the CPU it runs on */
 	uint64_t gen_stop; /* generation ends after this step (checkpoints) */
 	uint32_t ckpt_n;   /* checkpoints taken */
-	/* exactly-once check, per source terminal: count, sum, sum of squares
-	 * of the sequence numbers delivered here */
-	uint64_t *rx_cnt, *rx_sum, *rx_sq;
+	/* exactly-once check (once.h), per source terminal: the count and
+	 * the set hash of its packets settled here */
+	uint64_t *rx_cnt, *rx_hash;
 	/* the determinism digest of the packets delivered here (digest.h): a
 	 * sum, so the main lcore adds the workers' */
 	uint64_t digest;
@@ -230,6 +232,13 @@ static inline uint64_t dp_step_at(const struct dp_run *run, uint64_t t)
 	if (t >= UINT64_MAX - q)
 		return UINT64_MAX;
 	return run->t0 + (t - run->t0 + q - 1) / q * q;
+}
+
+/* Packet seq of terminal src settled here, delivered or lost (once.h). */
+static inline void dp_settled(struct dp_lcore *lc, uint32_t src, uint32_t seq)
+{
+	lc->rx_cnt[src]++;
+	lc->rx_hash[src] += dp_once_hash(lc->run->once_key, src, seq);
 }
 
 /* Paced: the wall TSC at which the step at t may run. */

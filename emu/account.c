@@ -92,35 +92,29 @@ static void check_credits(const struct emu *e, struct df_report *rep)
 	}
 }
 
-/* Exactly once: per source, the delivered sequence numbers must be
- * 0..n-1, checked by count, sum and sum of squares (mod 2^64). */
+/* Exactly once: per source, the packets settled (delivered or lost with
+ * a reason) must be its sequence numbers 0..n-1, each once: their count
+ * and set hash (dataplane/once.h). A lost instance (emu_inst_report set
+ * part.nlost) took what it delivered with it. */
 static void check_delivery(const struct emu *e, struct df_report *rep)
 {
 	uint32_t nt = e->pl->topo.nterms;
 
 	rep->exactly_once = 1;
-	for (uint32_t i = 0; i < nt; i++) {
-		unsigned __int128 n = e->terms[i]->seq;
-		uint64_t cnt = 0, sum = 0, sq = 0;
+	for (uint32_t i = 0; i < nt && rep->exactly_once; i++) {
+		uint64_t cnt = 0, hash = 0;
+
 		if (!df_part_local(&e->pl->cfg, e->terms[i]->router))
 			continue; /* its own instance checks it */
 		for (uint32_t w = 0; w < e->pl->nworkers; w++) {
 			cnt += e->lc[w]->rx_cnt[i];
-			sum += e->lc[w]->rx_sum[i];
-			sq += e->lc[w]->rx_sq[i];
+			hash += e->lc[w]->rx_hash[i];
 		}
 		if (e->inst != NULL) /* delivered in the other instances */
-			emu_inst_remote_rx(e->inst, i, &cnt, &sum, &sq);
-		uint64_t esum = (uint64_t)(n * (n - (n > 0)) / 2);
-		uint64_t esq =
-			n ? (uint64_t)((n - 1) * n * (2 * n - 1) / 6) : 0;
-		if (rep->part.nlost) { /* emu_inst_report set it */
-			/* a lost instance took what it delivered with it */
-			if (cnt > (uint64_t)n)
-				rep->exactly_once = 0;
-		} else if (cnt != (uint64_t)n || sum != esum || sq != esq) {
-			rep->exactly_once = 0;
-		}
+			emu_inst_remote_rx(e->inst, i, &cnt, &hash);
+		rep->exactly_once =
+			dp_once_ok(e->run.once_key, i, e->terms[i]->seq, cnt,
+				   hash, rep->part.nlost != 0);
 	}
 }
 

@@ -332,13 +332,12 @@ static int build_lcores(struct emu *e)
 		lc->run = &e->run;
 		lc->lcore_id = e->lcore_id[w];
 		lc->rx_cnt = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
-		lc->rx_sum = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
-		lc->rx_sq = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
+		lc->rx_hash = rte_zmalloc(NULL, nt * sizeof(uint64_t), 0);
 		lc->routers = calloc(pl->topo.nrouters, sizeof(void *));
 		lc->terms = calloc(nt, sizeof(void *));
 		lc->port_lat = rte_zmalloc(
 			NULL, (e->nports + 1) * sizeof(struct dp_hist), 0);
-		if (!lc->rx_cnt || !lc->rx_sum || !lc->rx_sq || !lc->routers ||
+		if (!lc->rx_cnt || !lc->rx_hash || !lc->routers ||
 		    !lc->terms || !lc->port_lat)
 			goto oom;
 	}
@@ -588,6 +587,7 @@ void emu_init_run(struct emu *e)
 	run->finish_keep =
 		c->mode == DF_MODE_STEADY && c->finish == DF_FINISH_KEEP;
 	run->paced = c->pace == DF_PACE_REALTIME;
+	run->once_key = dp_once_key(c->seed);
 	run->nworkers = e->pl->nworkers;
 }
 
@@ -642,8 +642,7 @@ void emu_teardown(struct emu *e)
 		if (lc == NULL)
 			continue;
 		rte_free(lc->rx_cnt);
-		rte_free(lc->rx_sum);
-		rte_free(lc->rx_sq);
+		rte_free(lc->rx_hash);
 		rte_free(lc->port_lat);
 		free(lc->routers);
 		free(lc->terms);

@@ -88,10 +88,10 @@ void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
 /* Every peer sent DONE, and every frame of ours has left. */
 int emu_inst_all_done(struct emu_inst *x, uint64_t now);
 
-/* Deliveries elsewhere of terminal t's packets: count, sum and sum of
- * squares of their sequence numbers (exactly-once check). */
+/* Terminal t's packets settled elsewhere: their count and set hash
+ * (exactly-once check, dataplane/once.h), added to *cnt and *hash. */
 void emu_inst_remote_rx(const struct emu_inst *x, uint32_t t, uint64_t *cnt,
-			uint64_t *sum, uint64_t *sq);
+			uint64_t *hash);
 
 /* The report's partition part. */
 void emu_inst_report(const struct emu_inst *x, const struct emu_inst_local *l,

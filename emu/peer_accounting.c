@@ -173,7 +173,7 @@ void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
 			struct dp_encap_summary *s;
 			char *e;
 			m = dp_bridge_frame(&x->b, j, DP_ENCAP_SUMMARY,
-					    sizeof(*s) + n * 24, (uint16_t)n,
+					    sizeof(*s) + n * 16, (uint16_t)n,
 					    &body);
 			if (m == NULL)
 				continue;
@@ -181,15 +181,14 @@ void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
 			s->first_term = rte_cpu_to_be_32(t0);
 			e = (char *)(s + 1);
 			for (uint32_t k = 0; k < n; k++) {
-				uint64_t v[3] = {0, 0, 0};
+				uint64_t v[2] = {0, 0};
 				for (uint32_t w = 0; w < nworkers; w++) {
 					v[0] += lc[w]->rx_cnt[t0 + k];
-					v[1] += lc[w]->rx_sum[t0 + k];
-					v[2] += lc[w]->rx_sq[t0 + k];
+					v[1] += lc[w]->rx_hash[t0 + k];
 				}
-				for (int q = 0; q < 3; q++) {
+				for (int q = 0; q < 2; q++) {
 					uint64_t be = rte_cpu_to_be_64(v[q]);
-					memcpy(e + (3 * k + q) * sizeof(be),
+					memcpy(e + (2 * k + q) * sizeof(be),
 					       &be, sizeof(be));
 				}
 			}
@@ -236,11 +235,10 @@ int emu_inst_all_done(struct emu_inst *x, uint64_t now)
 }
 
 void emu_inst_remote_rx(const struct emu_inst *x, uint32_t t, uint64_t *cnt,
-			uint64_t *sum, uint64_t *sq)
+			uint64_t *hash)
 {
 	*cnt += x->rrx[t][0];
-	*sum += x->rrx[t][1];
-	*sq += x->rrx[t][2];
+	*hash += x->rrx[t][1];
 }
 
 void emu_inst_report(const struct emu_inst *x, const struct emu_inst_local *l,

@@ -53,7 +53,7 @@ struct emu_inst {
 	uint64_t next_stats, started;
 	uint64_t dialed[DF_MAX_INST]; /* a memif client last (re)started */
 	int finished;
-	uint64_t (*rrx)[3];  /* [terminal]: delivered elsewhere: cnt, sum, sq */
+	uint64_t (*rrx)[2];  /* [terminal]: settled elsewhere: cnt, set hash */
 	uint32_t newly_lost; /* peers taken as lost since the last poll */
 	/* changes instance 0 announced, not yet made here (a ring of
 	 * CHANGES_KEPT), and the number the next one must have */

@@ -149,13 +149,13 @@ static void take_ctl(struct emu_inst *x, struct rte_mbuf *m, uint64_t now)
 		const char *e = (const char *)(s + 1);
 		uint32_t n = rte_be_to_cpu_16(h->count);
 		uint32_t t0 = rte_be_to_cpu_32(s->first_term);
-		if (m->data_len < hl + sizeof(*s) + n * 24ULL ||
+		if (m->data_len < hl + sizeof(*s) + n * 16ULL ||
 		    t0 + n > x->pl->topo.nterms)
 			break;
 		for (uint32_t k = 0; k < n; k++)
-			for (int q = 0; q < 3; q++) {
+			for (int q = 0; q < 2; q++) {
 				uint64_t v; /* unaligned in the frame */
-				memcpy(&v, e + (3 * k + q) * sizeof(v),
+				memcpy(&v, e + (2 * k + q) * sizeof(v),
 				       sizeof(v));
 				x->rrx[t0 + k][q] += rte_be_to_cpu_64(v);
 			}

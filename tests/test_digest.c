@@ -87,8 +87,8 @@ static void one_field(uint64_t d0)
 }
 
 /* Source 4's deliveries {1, 5, 6} and {2, 3, 7}: the same count, sum and
- * sum of squares (3, 12, 62), so the exactly-once check cannot tell a
- * lost packet and a duplicate apart here; the digest can. */
+ * sum of squares (3, 12, 62); the digest tells them apart (as does the
+ * exactly-once check's set hash, tests/test_once.c). */
 static void lost_and_duplicate(void)
 {
 	static const struct tuple x[] = {

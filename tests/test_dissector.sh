@@ -54,7 +54,7 @@ def eth(ethertype, payload, pad=False):
         f += b"\0" * (60 - len(f))
     return f
 
-def hdr(typ, src, dst, seq, count=0, magic=0x44465054, version=3):
+def hdr(typ, src, dst, seq, count=0, magic=0x44465054, version=4):
     return struct.pack(">IBBBBIHH", magic, version, typ, src, dst, seq,
                        count, 0)
 
@@ -89,7 +89,7 @@ frames = [
         struct.pack(">BBHI", 1, 4, 6, 3)),
     eth(0x88B6, hdr(5, 1, 0, 1), pad=True),
     eth(0x88B6, hdr(6, 1, 0, 1, count=2) + struct.pack(">I", 64) +
-        struct.pack(">3Q", 3, 300, 30000) + struct.pack(">3Q", 5, 500, 50001)),
+        struct.pack(">2Q", 3, 0x1234) + struct.pack(">2Q", 5, 0xfedcba9876543210)),
     eth(0x88B6, hdr(1, 0, 1, 9)[:10]),
     eth(0x88B6, hdr(2, 0, 1, 4, magic=0x12345678) + b"\0" * 16, pad=True),
     eth(0x88B6, hdr(1, 0, 1, 10) + b"\0" * 20),
@@ -137,7 +137,7 @@ dfemu.stats.msent dfemu.stats.mrecv dfemu.stats.lost_mask
 dfemu.stats.settled dfemu.stats.prepared dfemu.change.n dfemu.change.op
 dfemu.change.kind dfemu.change.arg
 dfemu.stats.gen_stopped dfemu.summary.first_term dfemu.summary.term
-dfemu.summary.cnt dfemu.summary.sq dfemu.sync.clock dfemu.sync.cpu dfemu.version
+dfemu.summary.cnt dfemu.summary.hash dfemu.sync.clock dfemu.sync.cpu dfemu.version
 dfemu.malformed dfemu.version.unknown _ws.expert.group _ws.col.Info"
 E=""
 for f in $FIELDS; do E="$E -e $f"; done
@@ -186,7 +186,7 @@ is 1 dfemu.src_instance 0 "DATA: src_instance"
 is 1 dfemu.dst_instance 1 "DATA: dst_instance"
 is 1 dfemu.seq 7 "DATA: header seq"
 is 1 dfemu.data.link 123 "DATA: link"
-is 1 dfemu.version 3 "DATA: version 3"
+is 1 dfemu.version 4 "DATA: version 4"
 is 1 dfemu.data.due 6000000 "DATA: due (emulated ticks)"
 is 1 dfemu.data.gen 987654321012 "DATA: gen (u64)"
 is 1 dfemu.data.src_term 5 "DATA: src_term"
@@ -253,7 +253,7 @@ is 7 dfemu.count 2 "SUMMARY: count"
 is 7 dfemu.summary.first_term 64 "SUMMARY: first_term"
 is 7 dfemu.summary.term 64,65 "SUMMARY: entries' terminals"
 is 7 dfemu.summary.cnt 3,5 "SUMMARY: cnt values"
-is 7 dfemu.summary.sq 30000,50001 "SUMMARY: sq values"
+is 7 dfemu.summary.hash 0x0000000000001234,0xfedcba9876543210 "SUMMARY: set hashes"
 
 # SYNC
 is 12 dfemu.seq 21 "SYNC: header seq"
@@ -264,7 +264,7 @@ is 12 _ws.col.Info "dfemu SYNC i1->i0 clock 4000000000000" \
 is 12 _ws.expert.group "" "SYNC: padding raises no expert info"
 is 12 dfemu.malformed "" "well-formed SYNC: not marked malformed"
 
-# Version 2 (due_ns/age_ns): not dissected as version 3, flagged unknown
+# Version 2 (due_ns/age_ns): not dissected as version 4, flagged unknown
 is 14 dfemu.version 2 "version 2: the version field"
 is 14 dfemu.version.unknown 1 "version 2: flagged as an unknown version"
 is 14 dfemu.data.due "" "version 2: no DATA body fields"

@@ -12,7 +12,7 @@
 --   HELLO    struct dp_encap_hello (40 bytes)
 --   STATS    struct dp_encap_stats (456 bytes, DP_MAX_INSTANCES = 8)
 --   DONE     no body
---   SUMMARY  struct dp_encap_summary (4 bytes), then count x 3 u64
+--   SUMMARY  struct dp_encap_summary (4 bytes), then count x 2 u64
 --   CHANGE   struct dp_encap_change (72 bytes)
 --   SYNC     struct dp_encap_sync (16 bytes: the sender's clock, its
 --            bridge's CPU, padding)
@@ -31,7 +31,7 @@
 
 local ETHERTYPE = 0x88B6
 local MAGIC = 0x44465054 -- "DFPT"
-local VERSION = 3
+local VERSION = 4
 local MAX_INSTANCES = 8
 
 local HDR_LEN = 16
@@ -40,7 +40,7 @@ local CREDIT_LEN = 16
 local HELLO_LEN = 40
 local STATS_LEN = 8 * 8 + 6 * MAX_INSTANCES * 8 + 8
 local SUMMARY_LEN = 4
-local SUMMARY_ENTRY_LEN = 24
+local SUMMARY_ENTRY_LEN = 16
 local CHANGE_LEN = 72
 local SYNC_LEN = 16
 
@@ -179,9 +179,8 @@ field("sync.pad", ProtoField.uint32, "Padding", base.HEX)
 -- struct dp_encap_summary and its entries
 field("summary.first_term", ProtoField.uint32, "First terminal", base.DEC)
 field("summary.term", ProtoField.uint32, "Terminal", base.DEC)
-field("summary.cnt", ProtoField.uint64, "Deliveries", base.DEC)
-field("summary.sum", ProtoField.uint64, "Sum", base.DEC)
-field("summary.sq", ProtoField.uint64, "Sum of squares", base.DEC)
+field("summary.cnt", ProtoField.uint64, "Packets settled", base.DEC)
+field("summary.hash", ProtoField.uint64, "Set hash", base.HEX)
 
 p.fields = fields
 
@@ -406,12 +405,11 @@ local function dissect_summary(tvb, pinfo, tree, info, off, count)
 				string.format("SUMMARY entry %d", i)) then
 			return nil
 		end
-		local et = tree:add(tvb(o, SUMMARY_ENTRY_LEN), string.format("Terminal %u: %s deliveries", first + i,
+		local et = tree:add(tvb(o, SUMMARY_ENTRY_LEN), string.format("Terminal %u: %s settled", first + i,
 			tostring(tvb(o, 8):uint64())))
 		et:add(f["summary.term"], first + i):set_generated()
 		et:add(f["summary.cnt"], tvb(o, 8))
-		et:add(f["summary.sum"], tvb(o + 8, 8))
-		et:add(f["summary.sq"], tvb(o + 16, 8))
+		et:add(f["summary.hash"], tvb(o + 8, 8))
 	end
 	return info, off + count * SUMMARY_ENTRY_LEN
 end
