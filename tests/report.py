@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Counts the test points of meson test runs, from their JSON logs.
 
-Usage: tests/report.py LOG...
+Usage: tests/report.py [--fail-skips WORD] LOG...
   LOG: a meson test JSON log, or a build directory for the log of its
   last plain meson test run (BUILD_DIR/meson-logs/testlog.json; with
   --setup NAME, meson writes testlog-NAME.json instead).
+  --fail-skips WORD: a skipped point of a test whose name holds WORD is
+  a failure (tools/test.sh: "pktgen" when Pktgen's source is at hand).
 
 Reads each log (one JSON object per test, with its stdout, stderr, exit
 status and meson's verdict) and prints one line per test (passed, failed
@@ -18,7 +20,11 @@ a passed one). A program that crashed, timed out or exited non-zero
 without a "not ok" line, that reported no test point at all, or that
 meson judged failed (a TAP error: a plan it did not keep, "Bail out!")
 without a "not ok" line counts as one more failure. So does a log that
-is missing: meson test did not get to run its tests.
+is missing: meson test did not get to run its tests. Beside a log
+X.json, tools/test.sh leaves X.list (meson test --list: each test
+listed that is not in the log is one more failure) and X.status (meson
+test's exit status: non-zero with no failure counted in the log is one
+more).
 """
 import json
 import os
@@ -35,7 +41,7 @@ def tail(text, n):
     return text.splitlines()[-n:]
 
 
-def report(name, t):
+def report(name, t, fail_skips):
     """Prints one test's line (and details if it failed); its counts."""
     out = t.get("stdout") or ""
     err = t.get("stderr") or ""
@@ -63,11 +69,17 @@ def report(name, t):
     counted = why is not None and f == 0
     if counted:
         f = 1
+    # skipped where it must run: each skipped point is a failed one
+    strict = s if fail_skips and fail_skips in name else 0
+    f, s = f + strict, s - strict
     more = f" {s} skipped" if s else ""
     print(f"{name:<28} {p:4d} passed {f:3d} failed{more}  "
           f"({t['duration']:.0f}s)")
-    if s:
+    if s or strict:
         print(next(line for line in lines if SKIP.match(line)))
+    if strict:
+        print(f"not ok - {name}: {strict} point(s) skipped, but "
+              f"{fail_skips} must run here")
     if f:
         for line in [line for line in lines if DIAG.match(line)][:40]:
             print(line)
@@ -83,7 +95,37 @@ def report(name, t):
     return p, f, s
 
 
+def side(path, ext):
+    """The lines of the file beside log path with extension ext, or
+    None when there is none."""
+    try:
+        with open(re.sub(r"\.json$", ext, path), encoding="utf-8") as fh:
+            return [line.strip() for line in fh if line.strip()]
+    except OSError:
+        return None
+
+
+def missing(path, tests):
+    """Failures from the files beside log path: tests meson listed that
+    did not run, and meson's failing status with no failure counted."""
+    f = 0
+    ran = {t["name"] for t in tests}
+    for name in side(path, ".list") or []:
+        if name not in ran:
+            print(f"not ok - {name}: listed by meson test --list, not run")
+            f += 1
+    st = side(path, ".status")
+    if st and st[0] != "0" and not f and all(
+            t.get("result") in ("OK", "SKIP") for t in tests):
+        print(f"not ok - meson test exited {st[0]} ({path})")
+        f += 1
+    return f
+
+
 def main(args):
+    fail_skips = None
+    if args[:1] == ["--fail-skips"] and len(args) > 1:
+        fail_skips, args = args[1], args[2:]
     if not args:
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
@@ -102,10 +144,11 @@ def main(args):
             continue
         for t in tests:
             # meson names it "project:suite / name"
-            p, f, s = report(t["name"].rsplit(" / ", 1)[-1], t)
+            p, f, s = report(t["name"].rsplit(" / ", 1)[-1], t, fail_skips)
             passed += p
             failed += f
             skipped += s
+        failed += missing(path, tests)
     print("logs in " + " ".join(logs))
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
     return 1 if failed else 0
