@@ -4,7 +4,8 @@
 # commands while traffic runs, --stats-csv, and dpdk-dumpcap on a terminal
 # port of a running dfemu (--pdump).
 # Usage: tests/test_capture.sh PATH/TO/dfemu [san] (from the repo root);
-# with "san" (a sanitizer build) the one throughput bound is not asserted.
+# with "san" (a sanitizer build) dpdk-dumpcap's EAL gets a base address
+# outside ASan's shadow.
 set -u
 DFEMU=${1:?usage: $0 PATH/TO/dfemu [san]}
 SAN=${2:-}
@@ -19,7 +20,7 @@ cleanup() {
 trap cleanup EXIT
 . tests/tap.sh
 EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning"
-SMALL="--config configs/small.ini --quiet --set traffic.warmup_ms=0 $ACCOUNT_ONLY"
+SMALL="--config configs/small.ini --quiet --set traffic.warmup_ms=0"
 
 # capture RUN-NAME ARGS...: a short run on small.ini, report in NAME.json
 capture() {
@@ -177,10 +178,9 @@ for cap in none all; do
 		--file-prefix=dfcap$$ >/dev/null 2>&1
 done
 rm -f "$TMP/ref.pcapng"
-python3 - "$TMP/ref-none.json" "$TMP/ref-all.json" "$SAN" <<'PY'
+python3 - "$TMP/ref-none.json" "$TMP/ref-all.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
-san = sys.argv[3] == "san"
 c, lp = b["capture"], b["link_packets"]
 print("# accepted %.4f without capture, %.4f capturing all %d links; "
       "%d handed over (%d written, %d over the limit), %d skipped" %
@@ -189,11 +189,12 @@ print("# accepted %.4f without capture, %.4f capturing all %d links; "
 assert c["interfaces"] == 324
 assert c["handed"] + c["skipped"] == sum(lp.values()), (c, lp)
 assert c["written"] + c["over_limit"] == c["handed"], c
-# a throughput bound: on the optimised build only
-assert san or b["accepted_load"] >= 0.97 * a["accepted_load"], \
-    (a["accepted_load"], b["accepted_load"])
+# capture only watches: in exact emulated time the network does the
+# same with it as without, on any build and however the writer keeps up
+assert a["digest"] == b["digest"], (a["digest"], b["digest"])
+assert b["accepted_load"] == a["accepted_load"]
 PY
-ok $? "reference at 0.3, every link captured: skips counted exactly${SAN:+ (sanitizer build: accepted load not compared)}${SAN:-, accepted load within 3 % of the run without capture}"
+ok $? "reference at 0.3, every link captured: skips counted exactly, the same digest and accepted load as without capture"
 
 # 6. errors
 # shellcheck disable=SC2086
@@ -228,7 +229,7 @@ ok $? "capture to a full disk (/dev/full): the run completes accounted, the erro
 
 # 7. telemetry while traffic runs, and --stats-csv
 # shellcheck disable=SC2086
-"$DFEMU" --config configs/small.ini --quiet $ACCOUNT_ONLY --set traffic.load=0.1 \
+"$DFEMU" --config configs/small.ini --quiet --set traffic.load=0.1 \
 	--set traffic.measure_ms=60000 --stats-csv "$TMP/s.csv" \
 	--json "$TMP/tel.json" $EAL --file-prefix=dftel$$ >"$TMP/tel.log" 2>&1 &
 emu=$!

@@ -260,7 +260,7 @@ for k in ("minimal", "nonminimal"):
 PY
 }
 EAL="-l 0-1 --no-pci --no-huge -m 256 --no-shconf --log-level=warning"
-SHORT="--set traffic.warmup_ms=20 --set traffic.measure_ms=100 $ACCOUNT_ONLY"
+SHORT="--set traffic.warmup_ms=20 --set traffic.measure_ms=100"
 # shellcheck disable=SC2086
 run --config configs/small.ini $SHORT --quiet --json "$TMP/r1.json" \
 	--eal $EAL --file-prefix=dfcli1-$$

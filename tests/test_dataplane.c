@@ -559,10 +559,6 @@ static void paper(void)
 		CHECK(0, "paper runs");
 		return;
 	}
-	/* a gross bound that catches a host far behind (the default
-	 * tolerance, 100 us, is near the VM's noise floor) */
-	CHECK(r.late_p99_ns < 500000, "host kept up (lateness p99 %llu ns)",
-	      (unsigned long long)r.late_p99_ns);
 	CHECK(min_wc >= bound * 0.85 && min_wc <= bound * 1.1,
 	      "WC: MIN saturates near 1/(a*p) = %.3f: %.4f", bound, min_wc);
 	CHECK(val_wc >= 3 * min_wc, "WC: VAL (%.4f) several times MIN (%.4f)",

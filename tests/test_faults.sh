@@ -18,7 +18,7 @@ cleanup() {
 trap cleanup EXIT
 . tests/tap.sh
 EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning"
-REF="--config configs/reference.ini --quiet --set traffic.warmup_ms=50 $ACCOUNT_ONLY"
+REF="--config configs/reference.ini --quiet --set traffic.warmup_ms=50"
 
 # emu NAME ARGS...: a run, its report in NAME.json, its exit status in rc
 emu() {
@@ -118,7 +118,7 @@ emu settle --set traffic.measure_ms=100 \
 	"waited for the change before to settle" in r["changes"][-2]["message"]'
 ok $? "a scheduled change due before the last one settled: applied once it has, and said so"
 # shellcheck disable=SC2086
-"$DFEMU" --config configs/small.ini --quiet $ACCOUNT_ONLY --json "$TMP/part.json" \
+"$DFEMU" --config configs/small.ini --quiet --json "$TMP/part.json" \
 	--set traffic.measure_ms=100 \
 	--set faults.events="10:down:r0.p2, 30:down:r1.p2" $EAL \
 	--file-prefix=dffault$$ >"$TMP/part.log" 2>&1
@@ -165,7 +165,7 @@ emu ofar-tree --set routing.algorithm=ofar --set routing.escape_net=tree \
 	and r["ofar"]["escape_entries"] > 0'
 ok $? "ofar, tree escape beyond saturation: tree links (global, local) and a link off the tree down and up, the tree laid again each time, no stall, accounted"
 # shellcheck disable=SC2086
-"$DFEMU" --config configs/small.ini --quiet $ACCOUNT_ONLY --json "$TMP/ofar-small.json" \
+"$DFEMU" --config configs/small.ini --quiet --json "$TMP/ofar-small.json" \
 	--set routing.algorithm=ofar --set traffic.measure_ms=100 \
 	--set faults.events=10:down:r0.p2 $EAL \
 	--file-prefix=dffault$$ >"$TMP/ofar-small.log" 2>&1

@@ -16,7 +16,7 @@ trap 'rm -rf "$TMP"' EXIT
 REF=configs/reference.ini
 PAPER="--set router.speedup=2 --set router.output_buffer_flits=32
        --set router.latency_ns=300"
-SHORT="--set traffic.warmup_ms=20 --set traffic.measure_ms=150 $ACCOUNT_ONLY"
+SHORT="--set traffic.warmup_ms=20 --set traffic.measure_ms=150"
 
 # run_one NAME CONFIG KIND SETS...: a short run, exit 0, accounted
 # (tests/tap.sh; KIND: normal or overloaded)
@@ -107,7 +107,7 @@ zero_load() { # NAME EXPECTED_NS SETS...
 	name=$1 want=$2
 	shift 2
 	# shellcheck disable=SC2086
-	"$DFEMU" --config "$TMP/two.ini" $ACCOUNT_ONLY "$@" --quiet \
+	"$DFEMU" --config "$TMP/two.ini" "$@" --quiet \
 		--json "$TMP/z.json" >"$TMP/z.txt" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && accounted "$TMP/z.json" &&
@@ -131,7 +131,7 @@ zero_load "router delay 250 ns, speedup 3, output queues" 13988 \
 # sends to the other at a periodic 5 % of its link, so each direction of
 # the global link is busy 5 % of the window, and sent that share of the
 # packets its window holds (512 bytes at 1 Gb/s: 4,096 ns each).
-"$DFEMU" --config "$TMP/two.ini" $ACCOUNT_ONLY --json "$TMP/u.json" \
+"$DFEMU" --config "$TMP/two.ini" --json "$TMP/u.json" \
 	>"$TMP/u.txt" 2>&1
 rc=$?
 [ $rc -eq 0 ] && grep -q "link use (window) *global links busy 0.05" \
@@ -167,7 +167,7 @@ for r in 1 paper; do
 	[ $r = paper ] && set -- "$@" --set router.speedup=2 \
 		--set router.output_buffer_flits=64
 	# shellcheck disable=SC2086
-	"$DFEMU" --config "$TMP/cr.ini" $ACCOUNT_ONLY "$@" --quiet \
+	"$DFEMU" --config "$TMP/cr.ini" "$@" --quiet \
 		--json "$TMP/cr-$r.json" >"$TMP/cr.txt" 2>&1 || break
 done
 python3 - "$TMP/cr-1.json" "$TMP/cr-paper.json" <<'PY'

@@ -17,8 +17,7 @@ REF=configs/reference.ini
 SLOW="--set links.terminal_bandwidth_gbps=0.01
       --set links.local_bandwidth_gbps=0.01
       --set links.global_bandwidth_gbps=0.01
-      --set traffic.warmup_ms=20 --set traffic.measure_ms=150
-      --set run.lateness_tolerance_ns=1000000000"
+      --set traffic.warmup_ms=20 --set traffic.measure_ms=150"
 K1="--set topology.p=4 --set topology.a=8 --set topology.h=4 --set topology.g=33"
 K5="--set topology.p=6 --set topology.a=12 --set topology.h=6 --set topology.g=73"
 # radix 64: p + a - 1 + h = 16 + 33 - 1 + 16, g = 3 groups

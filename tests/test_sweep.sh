@@ -18,7 +18,7 @@ tools/dfemu-sweep --dfemu "$DFEMU" --config configs/small.ini \
 	--set links.terminal_bandwidth_gbps=0.1 \
 	--set links.local_bandwidth_gbps=0.1 \
 	--set links.global_bandwidth_gbps=0.1 \
-	--set traffic.warmup_ms=20 --set traffic.measure_ms=300 $ACCOUNT_ONLY \
+	--set traffic.warmup_ms=20 --set traffic.measure_ms=300 \
 	--out "$TMP/out" >"$TMP/log" 2>&1
 ok $? "a 2 x 2 sweep runs"
 grep -q '^\[4/4\] val' "$TMP/log"
