@@ -38,6 +38,9 @@ struct peer_state {
 	/* our backlog to it: its frames out when last seen, and since when
 	 * (TSC) the port has taken none */
 	uint64_t tx_seen, tx_still;
+	/* any frame from it: its port's frames in when last seen, and when
+	 * (TSC) that count last moved */
+	uint64_t rx_seen, rx_at;
 	int lost;	  /* taken as lost: the run goes on without it */
 	uint64_t lost_at; /* when (TSC) */
 	char lost_why[128];

@@ -190,10 +190,26 @@ int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
 		x->next_stats = now + (uint64_t)(x->hz * STATS_EVERY_MS / 1e3);
 	}
 	for (uint32_t j = 0; j < c->ninst; j++) {
-		uint64_t since = x->ps[j].st_at ? x->ps[j].st_at : x->started;
+		struct peer_state *ps = &x->ps[j];
+		uint64_t since = ps->st_at ? ps->st_at : x->started;
+		uint64_t rx = __atomic_load_n(&x->b.peer[j].rx_frames,
+					      __ATOMIC_RELAXED);
+
+		/* any frame its worker sent (DATA, CREDIT, SYNC) says it
+		 * lives, not only the STATS its main lcore sends every few
+		 * ms, which pass two main lcores and wait behind its data
+		 * (on a host with a busy loop on every core, two instances
+		 * crawling at 0.03 emulated s per wall s took each other
+		 * for lost) */
+		if (rx != ps->rx_seen) {
+			ps->rx_seen = rx;
+			ps->rx_at = now;
+		}
+		if (ps->rx_at > since)
+			since = ps->rx_at;
 		if (x->resumed > since)
 			since = x->resumed;
-		if (j == c->instance || x->ps[j].done || x->ps[j].lost ||
+		if (j == c->instance || ps->done || ps->lost ||
 		    now - since < limit)
 			continue;
 		snprintf(why, sizeof(why),
