@@ -62,7 +62,9 @@ pair() {
 	rc1=$?
 	for i in 0 1; do
 		eval "r=\$rc$i"
-		[ "$r" -eq 0 ] || { echo "# $name-$i: exit $r"; tail -5 "$TMP/$name-$i.log" | sed 's/^/#   /'; }
+		# a failed instance's whole report (which credits are held
+		# where, the pace, the peers' counts): a CI log keeps it
+		[ "$r" -eq 0 ] || { echo "# $name-$i: exit $r"; grep -v '^ *$' "$TMP/$name-$i.log" | tail -60 | sed 's/^/#   /'; }
 	done
 }
 
