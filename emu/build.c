@@ -337,8 +337,8 @@ static int build_lcores(struct emu *e)
 		lc->terms = calloc(nt, sizeof(void *));
 		lc->port_lat = rte_zmalloc(
 			NULL, (e->nports + 1) * sizeof(struct dp_hist), 0);
-		if (!lc->rx_cnt || !lc->rx_hash || !lc->routers ||
-		    !lc->terms || !lc->port_lat)
+		if (!lc->rx_cnt || !lc->rx_hash || !lc->routers || !lc->terms ||
+		    !lc->port_lat)
 			goto oom;
 	}
 	return 0;
