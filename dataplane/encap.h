@@ -31,6 +31,8 @@
 #define DP_ENCAP_MAGIC	   0x44465054U /* "DFPT" */
 #define DP_ENCAP_VERSION   4
 #define DP_MAX_INSTANCES   8
+/* A SUMMARY entry's u64 words: the count and the set hash */
+#define DP_SUMMARY_WORDS 2
 
 enum dp_encap_type {
 	DP_ENCAP_DATA = 1,

@@ -51,9 +51,8 @@ static void lost(struct dp_router *r, struct dp_port *p, struct rte_mbuf *m,
 	lc->st.drops[why]++;
 	if (pk->flags & DP_PKT_MEASURED)
 		lc->st.drops_measured++;
-	if (!(pk->flags & DP_PKT_EXTERNAL)) {
+	if (!(pk->flags & DP_PKT_EXTERNAL))
 		dp_settled(lc, pk->src_term, pk->seq);
-	}
 	if (unlikely(dp_link_credit(p->in, now, pk->vc, pk->flits, now)))
 		lc->st.enq_fail++;
 	lc->st.credits_out++;

@@ -415,10 +415,9 @@ static void port_delivered(struct dp_term *t, const struct dp_out *o,
 
 	t->pc.tx++;
 	t->pc.tx_bytes += o->len;
-	if (!(o->flags & DP_PKT_EXTERNAL)) {
-		/* a built-in frame to a real host: exactly-once still holds */
+	/* a built-in frame to a real host: exactly-once still holds */
+	if (!(o->flags & DP_PKT_EXTERNAL))
 		dp_settled(lc, o->src, o->seq);
-	}
 	account_delivery(t, o, waited ? now : o->due);
 }
 

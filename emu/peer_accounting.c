@@ -173,22 +173,24 @@ void emu_inst_finish(struct emu_inst *x, struct dp_lcore *const *lc,
 			struct dp_encap_summary *s;
 			char *e;
 			m = dp_bridge_frame(&x->b, j, DP_ENCAP_SUMMARY,
-					    sizeof(*s) + n * 16, (uint16_t)n,
-					    &body);
+					    sizeof(*s) +
+						    n * DP_SUMMARY_WORDS * 8,
+					    (uint16_t)n, &body);
 			if (m == NULL)
 				continue;
 			s = body;
 			s->first_term = rte_cpu_to_be_32(t0);
 			e = (char *)(s + 1);
 			for (uint32_t k = 0; k < n; k++) {
-				uint64_t v[2] = {0, 0};
+				uint64_t v[DP_SUMMARY_WORDS] = {0, 0};
 				for (uint32_t w = 0; w < nworkers; w++) {
 					v[0] += lc[w]->rx_cnt[t0 + k];
 					v[1] += lc[w]->rx_hash[t0 + k];
 				}
-				for (int q = 0; q < 2; q++) {
+				for (int q = 0; q < DP_SUMMARY_WORDS; q++) {
 					uint64_t be = rte_cpu_to_be_64(v[q]);
-					memcpy(e + (2 * k + q) * sizeof(be),
+					memcpy(e + (DP_SUMMARY_WORDS * k + q) *
+							       sizeof(be),
 					       &be, sizeof(be));
 				}
 			}

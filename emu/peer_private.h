@@ -56,7 +56,8 @@ struct emu_inst {
 	uint64_t next_stats, started;
 	uint64_t dialed[DF_MAX_INST]; /* a memif client last (re)started */
 	int finished;
-	uint64_t (*rrx)[2];  /* [terminal]: settled elsewhere: cnt, set hash */
+	/* [terminal]: settled elsewhere: cnt, set hash */
+	uint64_t (*rrx)[DP_SUMMARY_WORDS];
 	uint32_t newly_lost; /* peers taken as lost since the last poll */
 	/* changes instance 0 announced, not yet made here (a ring of
 	 * CHANGES_KEPT), and the number the next one must have */

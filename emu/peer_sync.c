@@ -149,13 +149,16 @@ static void take_ctl(struct emu_inst *x, struct rte_mbuf *m, uint64_t now)
 		const char *e = (const char *)(s + 1);
 		uint32_t n = rte_be_to_cpu_16(h->count);
 		uint32_t t0 = rte_be_to_cpu_32(s->first_term);
-		if (m->data_len < hl + sizeof(*s) + n * 16ULL ||
+		if (m->data_len <
+			    hl + sizeof(*s) + n * DP_SUMMARY_WORDS * 8ULL ||
 		    t0 + n > x->pl->topo.nterms)
 			break;
 		for (uint32_t k = 0; k < n; k++)
-			for (int q = 0; q < 2; q++) {
+			for (int q = 0; q < DP_SUMMARY_WORDS; q++) {
 				uint64_t v; /* unaligned in the frame */
-				memcpy(&v, e + (2 * k + q) * sizeof(v),
+				memcpy(&v,
+				       e + (DP_SUMMARY_WORDS * k + q) *
+						       sizeof(v),
 				       sizeof(v));
 				x->rrx[t0 + k][q] += rte_be_to_cpu_64(v);
 			}
