@@ -19,7 +19,8 @@
  * the same worker arms it directly; one on another worker sends a note
  * (notify.h) that the consumer's worker arms it with. FIFOs to and from
  * other instances have no wakes: they are polled on every sweep (the
- * port is in its router's "always" mask).
+ * port is in its router's "always" mask), and their heads' due times
+ * bound the worker's next step (worker.c, xlinks_next).
  *
  * Two levels: a fine slot spans 2^DP_WHEEL_SHIFT TSC cycles (about
  * 0.1 us) and the fine wheel turns in DP_WHEEL_SLOTS of them (about

@@ -251,14 +251,39 @@ static void publish(struct dp_lcore *lc, uint64_t t)
 	__atomic_store_n(&lc->clock, t, __ATOMIC_RELEASE);
 }
 
+/* The earliest due time at the head of a FIFO another instance feeds
+ * here (UINT64_MAX: none). Their bridge arms no wake, so without this a
+ * worker whose steps lag the wall clock went past what was due on them
+ * without a step, and left the last packets of a run there for good.
+ * What the bridge puts on them after this look is due after what the
+ * worker may run (bridge.h): the peers' SYNC covers it. */
+static uint64_t xlinks_next(const struct dp_lcore *lc)
+{
+	uint64_t d = UINT64_MAX;
+
+	for (uint32_t i = 0; i < lc->nxlinks; i++) {
+		const struct dp_flight *f = dp_link_peek(lc->xlinks[2 * i]);
+		const struct dp_credit *c =
+			dp_link_credit_peek(lc->xlinks[2 * i + 1]);
+
+		if (f != NULL && f->due < d)
+			d = f->due;
+		if (c != NULL && c->due < d)
+			d = c->due;
+	}
+	return d;
+}
+
 /*
  * The next step with something to do: the one after the clock when a
- * node is active, else the first with a wake or timer due; never past a
- * checkpoint. What comes from outside (DPDK ports, other instances) is
- * looked for at the wall clock's step: every quantum while the worker
- * keeps up, and at once, past the steps with nothing due, when it is
- * behind (a frame is stamped with the wall clock's step when it is
- * taken, as ns-3's real-time scheduler stamps external events).
+ * node is active, else the first with a wake or timer due, or with a
+ * packet or credit from another instance due; never past a checkpoint.
+ * What comes from outside (DPDK ports, other instances) is looked for at
+ * the wall clock's step: every quantum while the worker keeps up, and at
+ * once, past the steps with nothing due, when it is behind (a frame from
+ * a DPDK port is stamped with the wall clock's step when it is taken, as
+ * ns-3's real-time scheduler stamps external events; one from another
+ * instance carries its own due time).
  */
 static uint64_t next_step(struct dp_lcore *lc, uint64_t wall)
 {
@@ -270,6 +295,12 @@ static uint64_t next_step(struct dp_lcore *lc, uint64_t wall)
 
 		if (lc->next_event < w)
 			w = lc->next_event;
+		if (lc->nxlinks) {
+			uint64_t x = xlinks_next(lc);
+
+			if (x < w)
+				w = x;
+		}
 		if (lc->npollers || lc->bridge != NULL) {
 			uint64_t p = run->paced ? dp_wall_step(run, wall) : t;
 

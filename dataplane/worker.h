@@ -186,6 +186,12 @@ struct dp_lcore {
 	 * (DPDK ports, other instances), as a bit per node */
 	uint64_t *pollers;
 	uint32_t npollers;
+	/* the ports other instances feed here (their bridge, on worker 0,
+	 * arms no wake), as pairs: the link from the peer (its packet
+	 * FIFO), the link to it (its credit FIFO); their heads' due times
+	 * bound the next step (worker.c, next_step) */
+	struct dp_link **xlinks;
+	uint32_t nxlinks;     /* pairs */
 	uint64_t bridge_wall; /* TSC the bridge was last looked at */
 	uint32_t waits;	      /* looks in a row at a peer not there yet */
 	int cpu;	      /* the CPU it runs on */

@@ -424,12 +424,33 @@ static void wake_by_notes(struct dp_lcore *lc, uint32_t me, uint32_t pw,
 	lc->xwakes[lc->nxwakes++] = &p->out->cred_wake;
 }
 
+/* Port p of a router on worker lc is fed from another instance: its
+ * two FIFOs among those whose heads bound the worker's next step
+ * (dataplane/worker.c, xlinks_next). */
+static int xlinks_add(struct emu *e, struct dp_lcore *lc, struct dp_port *p)
+{
+	if (lc->xlinks == NULL) {
+		uint32_t ports = 0;
+
+		for (uint32_t j = 0; j < lc->nrouters; j++)
+			ports += lc->routers[j]->nports;
+		lc->xlinks = emu_arena_alloc(&e->mem, 2 * ports * sizeof(p->in));
+		if (lc->xlinks == NULL)
+			return oom(e, "links from other instances");
+	}
+	lc->xlinks[2 * lc->nxlinks] = p->in;
+	lc->xlinks[2 * lc->nxlinks + 1] = p->out;
+	lc->nxlinks++;
+	return 0;
+}
+
 /*
  * Each worker's wheel and active nodes (dataplane/wheel.h). A link whose
  * two ends run on one worker wakes its consumers through that worker's
  * wheel; one from another worker through notes (dataplane/notify.h); a
- * link from another instance has no wake, and the router's port is
- * polled on every sweep instead. Every node starts active.
+ * link from another instance has no wake: the router's port is polled
+ * on every sweep, and the due time at its head bounds the next one.
+ * Every node starts active.
  */
 static int build_wakes(struct emu *e)
 {
@@ -510,6 +531,8 @@ static int build_wakes(struct emu *e)
 						      p);
 				else if (bridged)
 					ro->always |= 1ULL << k;
+				if (bridged && xlinks_add(e, lc, p))
+					return -1;
 			}
 			if (ro->always) { /* polled every step */
 				lc->pollers[ro->node / 64] |=
