@@ -421,6 +421,14 @@ three() {
 		eval "wait \$q$i"
 		eval "t$i=$?"
 	done
+	# every instance's exit status, and the report of one that failed
+	echo "# $name: exit $t0 $t1 $t2"
+	for i in 0 1 2; do
+		eval "r=\$t$i"
+		[ "$i" = "$victim" ] || [ "$r" -eq 0 ] ||
+			{ [ -n "$victim" ] && [ "$r" -eq 4 ]; } ||
+			grep -v '^ *$' "$TMP/$name-$i.log" | tail -40 | sed 's/^/#   /'
+	done
 }
 # (a short window: three polling workers on two vCPUs keep in step by
 # one quantum a round trip, and beside a busy loop on each core they ran
