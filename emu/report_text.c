@@ -595,7 +595,8 @@ static void print_warnings(FILE *f, const struct df_config *c,
 			"  NOT REAL TIME: lag p99 %llu ns exceeds [run] "
 			"lateness_tolerance_ns = %llu%s: emulated time fell "
 			"behind the wall clock, so the ports' peers saw a "
-			"slower network (exit status 5). Raise [run] "
+			"slower network (exit status 5, or 1 when the "
+			"accounting also failed). Raise [run] "
 			"time_scale, lower the link bandwidths or the load, "
 			"use hugepages, or give the routers more lcores.\n",
 			(unsigned long long)r->late_p99_ns,
