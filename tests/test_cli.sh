@@ -242,12 +242,16 @@ assert r["credits_conserved"] is True and r["exactly_once"] is True
 for k in ("avg", "p50", "p99", "max"):
     assert r["latency_ns"][k] > 0, r["latency_ns"]
 assert r["latency_ns"]["p50"] <= r["latency_ns"]["p99"] <= r["latency_ns"]["max"]
-# gross bound at offered 0.3 (short windows, and the sanitizer build)
-assert 0.15 < r["accepted_load"] < 0.45, r["accepted_load"]
+# offered 0.3, below saturation: nothing dropped, and what arrives in the
+# window is what was offered in it. Measured over the 29 runs here:
+# offered 0.2986-0.3014, accepted/offered 0.9999-1.0013, the same on
+# every run (emulated time is exact); bounds about 3x that
+assert sum(p["dropped"].values()) == 0, p["dropped"]
+off, acc = r["offered_load"], r["accepted_load"]
+assert abs(off - 0.3) < 0.005 and abs(acc / off - 1) < 0.004, (off, acc)
 # fairness counters: one per router, every measured packet injected once
 assert len(r["injected_per_router"]) == r["config"]["a"] * r["config"]["g"]
-if sum(p["dropped"].values()) == 0:
-    assert sum(r["injected_per_router"]) == p["measured"], (r["injected_per_router"], p)
+assert sum(r["injected_per_router"]) == p["measured"], (r["injected_per_router"], p)
 # latency by path class: the two classes make up the whole, and each
 # histogram holds exactly its class's packets
 bp, hist = r["latency_by_path_ns"], r["latency_histogram_ns"]

@@ -82,6 +82,13 @@ static void check_accounting(const char *what, const struct df_report *r)
 	      (unsigned long long)r->c.delivered);
 	CHECK(r->c.generated == r->c.injected + drops + r->c.not_injected,
 	      "%s: generated = injected + dropped + never injected", what);
+	/* a full source queue is the only drop a case here may cause (the
+	 * saturated ones, on purpose); no_mbuf would be a pool sized too
+	 * small (emu/sizing.c), the others a fault none of them makes */
+	CHECK(drops == r->c.drops[DP_DROP_SOURCE_QUEUE_FULL],
+	      "%s: no drop but source_queue_full (%llu of %llu)", what,
+	      (unsigned long long)r->c.drops[DP_DROP_SOURCE_QUEUE_FULL],
+	      (unsigned long long)drops);
 	CHECK(r->c.del_measured + r->c.drops_measured == r->c.gen_measured &&
 		      r->c.gen_measured > 0,
 	      "%s: every measured packet delivered or dropped (%llu)", what,
