@@ -1,8 +1,17 @@
 # Sourced by the shell tests: TAP output counted by tests/report.py.
+# tap_plan N: the plan line, first: a script that ends early, or passes
+# over a block of points, has fewer than planned, and fails.
 # ok STATUS DESCRIPTION: a test point that passes when STATUS is 0.
-# tap_done: the plan line, and the script's exit status.
+# tap_done: the script's exit status (0: every planned point ran, and
+# passed).
 n=0
 failed=0
+plan=""
+
+tap_plan() {
+	plan=$1
+	echo "1..$plan"
+}
 
 ok() {
 	n=$((n + 1))
@@ -22,7 +31,14 @@ skip() {
 }
 
 tap_done() {
-	echo "1..$n"
+	if [ -z "$plan" ]; then
+		echo "# no plan: tap_plan N comes first"
+		return 1
+	fi
+	if [ "$n" -ne "$plan" ]; then
+		echo "# $n points ran of the $plan planned"
+		return 1
+	fi
 	[ "$failed" -eq 0 ]
 }
 

@@ -19,6 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . tests/tap.sh
+tap_plan 19
 EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning"
 SMALL="--config configs/small.ini --quiet --set traffic.warmup_ms=0"
 

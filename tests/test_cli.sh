@@ -15,6 +15,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 . tests/tap.sh
+tap_plan 136
 
 # run ARGS...: stdout in $TMP/out, stderr in $TMP/err, status in $rc
 run() {

@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 85
 LUA=tools/dfemu.lua
 PCAP=$TMP/dfemu.pcap
 

@@ -17,6 +17,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . tests/tap.sh
+tap_plan 30
 EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning"
 REF="--config configs/reference.ini --quiet --set traffic.warmup_ms=50"
 

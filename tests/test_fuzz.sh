@@ -14,6 +14,7 @@ SECS=${FUZZ_SECONDS:-15}
 TMP=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 6
 mkdir -p "$OUT"
 
 # shellcheck disable=SC2046

@@ -10,6 +10,7 @@ TMP=$(mktemp -d)
 P=dft$$x
 trap 'tools/dfemu-hosts down --prefix $P >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 12
 
 H="tools/dfemu-hosts --dfemu $DFEMU --prefix $P"
 $H up --config configs/small.ini --terminals 1,3-4 --out "$TMP/t.ini" \

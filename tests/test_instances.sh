@@ -26,6 +26,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . tests/tap.sh
+tap_plan 19
 mkdir -p /run/dfemu
 SOCK=/run/dfemu/test$$.sock
 # each instance's worker on its own CPU, the main lcores asleep on the other

@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 27
 G="tools/dfemu-pktgen --dfemu $DFEMU"
 REF=configs/reference.ini
 

@@ -12,6 +12,7 @@ P=dfp$$x
 # KEEP=1: leave the logs and captures in $TMP
 trap 'tools/dfemu-hosts down --prefix $P >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 13
 EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning --file-prefix=dfport-$$"
 
 # 50 UDP frames t0 -> t5 of growing size amid bad ones: a runt, one to an

@@ -15,6 +15,8 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
+# the sanitizer build leaves out the runs that measure speed
+if [ "${2:-}" = san ]; then tap_plan 12; else tap_plan 19; fi
 
 # rates BW: every link at BW Gb/s
 rates() {

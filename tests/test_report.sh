@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 8
 
 # log NAME: write $TMP/NAME.json from "name|stdout|returncode|result" lines
 log() {

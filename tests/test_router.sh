@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 36
 REF=configs/reference.ini
 PAPER="--set router.speedup=2 --set router.output_buffer_flits=32
        --set router.latency_ns=300"

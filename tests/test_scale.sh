@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 10
 REF=configs/reference.ini
 SLOW="--set links.terminal_bandwidth_gbps=0.01
       --set links.local_bandwidth_gbps=0.01

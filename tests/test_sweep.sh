@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 15
 
 # 0.1 Gb/s links: the sanitizer build keeps up with the emulated time
 # (at 1 Gb/s its lateness p99 reaches 1 ms, and a run reproduced on a

@@ -12,6 +12,7 @@ set -u
 DFEMU=${1:?usage: $0 PATH/TO/dfemu}
 cd "$(dirname "$0")/.." || exit 1
 . tests/tap.sh
+tap_plan 9
 peer_scratch tpmd tpA tpB
 [ -n "${KEEP:-}" ] && trap - EXIT # KEEP=1: leave logs and captures
 TESTPMD=$(command -v dpdk-testpmd)

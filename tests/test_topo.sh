@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
+tap_plan 17
 REF=configs/reference.ini
 
 for arr in relative absolute circulant helix nautilus; do
