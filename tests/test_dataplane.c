@@ -109,12 +109,13 @@ static void check_accounting(const char *what, const struct df_report *r)
  * sweeps; an unmap from another thread does not wait.
  */
 static struct rte_rcu_qsbr *ug_q;
-static volatile int ug_release, ug_unmapped;
+static volatile int ug_online, ug_release, ug_unmapped;
 
 static int ug_worker(void *arg)
 {
 	(void)arg;
 	dp_unmap_guard_online(ug_q, rte_lcore_id());
+	ug_online = 1;
 	while (!ug_release) /* "inside a burst" until released */
 		rte_pause();
 	dp_unmap_guard_quiescent(ug_q, rte_lcore_id());
@@ -172,6 +173,15 @@ static void unmap_guard(void)
 		return;
 	w0 = dp_unmap_guard_waits();
 	rte_eal_remote_launch(ug_worker, NULL, w);
+	/* the worker online first: the launch only wakes its thread, which
+	 * a busy host runs later (an unmap before it went online was made
+	 * at once, and the check failed: a CI run beside other work) */
+	if (!CHECK(spin_flag(&ug_online, 10.0),
+		   "unmap guard: the worker lcore came online")) {
+		ug_release = 1;
+		rte_eal_wait_lcore(w);
+		return;
+	}
 	CHECK(munmap(b, 4096) == 0 && !mapped(b) &&
 		      dp_unmap_guard_waits() == w0,
 	      "unmap guard: an unmap from the main thread is made at once "
