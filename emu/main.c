@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 #include <rte_pdump.h>
 
+#include "algorithms.h"
 #include "emu.h"
 #include "telemetry.h"
 #include "partition.h"
@@ -100,6 +101,11 @@ static void usage(FILE *f, const char *prog)
 		"                        the config keys alone; markdown: as "
 		"a page, each key\n"
 		"                        with its default (docs/config.md)\n"
+		"      --list-algorithms[=dragonfly|flatfly]\n"
+		"                        the routing algorithms of the "
+		"topology (dragonfly),\n"
+		"                        one a line: name, adaptive or "
+		"oblivious, what it is\n"
 		"      --eal ARGS...     everything after it goes to DPDK's "
 		"EAL. Without EAL\n"
 		"                        arguments dfemu picks: --no-pci, "
@@ -140,6 +146,35 @@ static int help_config(const char *format)
 	return -1;
 }
 
+/* --list-algorithms[=dragonfly|flatfly]: the algorithms that run on the
+ * topology, one a line, tab-separated: name, adaptive or oblivious, what
+ * it is (control/algorithms.h's list; scripts take the names from here) */
+static int list_algorithms(const char *topo)
+{
+	int ff;
+
+	if (topo == NULL || !strcmp(topo, "dragonfly")) {
+		ff = 0;
+	} else if (!strcmp(topo, "flatfly")) {
+		ff = 1;
+	} else {
+		fprintf(stderr,
+			"dfemu: --list-algorithms=%s: allowed are dragonfly "
+			"and flatfly\n",
+			topo);
+		return -1;
+	}
+	for (int a = 0; a < DF_ALG_COUNT; a++) {
+		const struct df_alg_info *i = df_alg_info(a);
+
+		if (ff ? !df_alg_on_flatfly(a) : !df_alg_on_dragonfly(a))
+			continue;
+		printf("%s\t%s\t%s\n", i->name,
+		       i->adaptive ? "adaptive" : "oblivious", i->help);
+	}
+	return 0;
+}
+
 /* One more --set: SECTION.KEY=VALUE as given (key NULL), or key=value
  * for an option that stands for one (owned). Returns 0 or -1. */
 static int add_set(struct app_args *a, const char *key, const char *value)
@@ -175,6 +210,7 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 		{"print-config", no_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},
 		{"help-config", optional_argument, NULL, 'H'},
+		{"list-algorithms", optional_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -230,6 +266,9 @@ static int parse_app(int argc, char **argv, struct app_args *a)
 		case 'H':
 			a->help = 1;
 			return help_config(optarg);
+		case 'L':
+			a->help = 1;
+			return list_algorithms(optarg);
 		default:
 			fprintf(stderr, "Try '%s --help'.\n", argv[0]);
 			return -1;

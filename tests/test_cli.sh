@@ -15,7 +15,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 . tests/tap.sh
-tap_plan 136
+tap_plan 138
 
 # run ARGS...: stdout in $TMP/out, stderr in $TMP/err, status in $rc
 run() {
@@ -63,6 +63,18 @@ has "$TMP/out" "tN.mac" "--help-config"
 run --help-config=html
 expect_rc 2 "--help-config=html"
 has "$TMP/err" "allowed are text and markdown" "--help-config=html: stderr"
+
+# --list-algorithms: the dragonfly's, then the flattened butterfly's
+# that the dragonfly has not, are control/algorithms.h's list in order
+"$DFEMU" --list-algorithms >"$TMP/algs" &&
+	"$DFEMU" --list-algorithms=flatfly >>"$TMP/algs" &&
+	cut -f1 "$TMP/algs" | awk '!seen[$0]++' >"$TMP/algs.names" &&
+	sed -n 's/^[[:space:]]*X([A-Z_]*, "\([a-z-]*\)".*/\1/p' \
+		control/algorithms.h >"$TMP/algs.h" &&
+	[ -s "$TMP/algs.h" ] && cmp -s "$TMP/algs.names" "$TMP/algs.h"
+ok $? "--list-algorithms (dragonfly, flatfly): control/algorithms.h's $(wc -l <"$TMP/algs.h") algorithms, in its order"
+run --list-algorithms=torus
+expect_rc 2 "--list-algorithms=torus"
 
 # argument errors
 run
@@ -316,7 +328,7 @@ expect_rc 2 "ugal on a 4-ary 4-flat: 6 VCs needed, refused"
 has "$TMP/err" "needs 6 VCs per link" "names the VCs it would need"
 for shape in "4 3" "4 2"; do
 	set -- $shape
-	for alg in min val min-ad ugal ugal-s clos-ad; do
+	for alg in $("$DFEMU" --list-algorithms=flatfly | cut -f1); do
 		# shellcheck disable=SC2086
 		run --config "$TMP/ff.ini" $SHORT --quiet --json "$TMP/f.json" \
 			--set topology.k=$1 --set topology.n=$2 \

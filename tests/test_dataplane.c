@@ -299,24 +299,25 @@ static void conservation(void)
 					CHECK(r.c.nonminimal == 0,
 					      "%s: MIN is all minimal", name);
 			}
-	/* the adaptive algorithms: uniform and adversarial, conservation */
-	static const char *const ugal[] = {
-		"ugal-l",    "ugal-g", "ugal-l-vc", "ugal-l-vch",
-		"ugal-l-cr", "par",    "ofar",	    "vc-ordered"};
-	for (int a = 0; a < 8; a++)
+	/* the dragonfly's adaptive algorithms (control/algorithms.h's
+	 * list): uniform and adversarial, conservation */
+	for (int a = 0; a < DF_ALG_COUNT; a++)
 		for (int adv = 0; adv < 2; adv++) {
+			const char *an = df_alg_info(a)->name;
 			char alg[64];
-			snprintf(alg, sizeof(alg), "routing.algorithm=%s",
-				 ugal[a]);
+			if (!df_alg_info(a)->adaptive ||
+			    !df_alg_on_dragonfly(a))
+				break;
+			snprintf(alg, sizeof(alg), "routing.algorithm=%s", an);
 			const char *own[] = {alg,
 					     adv ? "traffic.pattern=adversarial"
 						 : "traffic.pattern=uniform",
 					     "traffic.load=0.6"};
-			snprintf(name, sizeof(name), "reference %s %s", ugal[a],
+			snprintf(name, sizeof(name), "reference %s %s", an,
 				 adv ? "adversarial" : "uniform");
 			if (adaptive_run(name, own, 3, adv, &r))
 				continue;
-			if (adv && a == 5)
+			if (adv && a == DF_ALG_PAR)
 				CHECK(r.switches > 0 &&
 					      r.switches <= r.redecisions,
 				      "%s: %llu of %llu in-transit decisions "
