@@ -18,6 +18,7 @@ cleanup() {
 trap cleanup EXIT
 . tests/tap.sh
 tap_plan 5
+rc=- # a run's exit status (-: it did not end)
 EAL="--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf --log-level=warning"
 REF="--config configs/reference.ini --quiet --set traffic.load=0.1"
 
@@ -43,27 +44,28 @@ assert eval(sys.argv[2]), (sys.argv[2], r["interrupted"], p)
 PY
 }
 
+# signal NAME SIGNAL PHASE: once the run NAME is in PHASE, SIGNAL to it;
+# 0 when it got there, and its exit status in rc
+signal() {
+	wait_phase "dfsig$1$$" "$3"
+	w=$?
+	kill "-$2" $emu
+	wait $emu
+	rc=$?
+	return $w
+}
+
 # 1. SIGTERM in the window: it ends there, the measured packets drain
 # shellcheck disable=SC2086
 bg term $REF --set traffic.warmup_ms=50 --set traffic.measure_ms=600000
-wait_phase dfsigterm$$ measure
-w=$?
-kill -TERM $emu
-wait $emu
-rc=$?
-[ $w -eq 0 ] && [ $rc -eq 0 ] && accounted "$TMP/term.json" &&
+signal term TERM measure && [ $rc -eq 0 ] && accounted "$TMP/term.json" &&
 	json term 'r["interrupted"] == 1 and p["measured_delivered"] == p["measured"] > 0'
 ok $? "SIGTERM in the measurement window: exit $rc, marked interrupted, every packet (and every measured one) in"
 
 # 2. SIGINT in warm-up: an empty window, still a drained run
 # shellcheck disable=SC2086
 bg warm $REF --set traffic.warmup_ms=600000 --set traffic.measure_ms=1000
-wait_phase dfsigwarm$$ warmup
-w=$?
-kill -INT $emu
-wait $emu
-rc=$?
-[ $w -eq 0 ] && [ $rc -eq 0 ] && accounted "$TMP/warm.json" &&
+signal warm INT warmup && [ $rc -eq 0 ] && accounted "$TMP/warm.json" &&
 	json warm 'r["interrupted"] == 1 and p["measured"] == 0 and p["injected"] > 0'
 ok $? "SIGINT during warm-up: exit $rc, marked interrupted, an empty window, every packet in"
 
@@ -75,14 +77,8 @@ bg twice $REF --set traffic.warmup_ms=0 --set traffic.measure_ms=600000 \
 	--set links.global_latency_ns=1000000000
 # (two signals at once are one: a signal pending is not queued again,
 # so the second goes once the first has ended the window)
-wait_phase dfsigtwice$$ measure &&
-	kill -INT $emu &&
-	wait_phase dfsigtwice$$ finish
-w=$?
-kill -INT $emu
-wait $emu
-rc=$?
-[ $w -eq 0 ] && [ $rc -eq 1 ] &&
+wait_phase dfsigtwice$$ measure && kill -INT $emu &&
+	signal twice INT finish && [ $rc -eq 1 ] &&
 	json twice 'r["interrupted"] == 2 and p["in_flight"] > 0 and not r["drained"]'
 ok $? "a second signal: stops at once without the drain (exit $rc, packets left in flight, marked interrupted twice)"
 
