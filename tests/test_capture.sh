@@ -236,6 +236,7 @@ ok $? "capture to a full disk (/dev/full): the run completes accounted, the erro
 emu=$!
 PIDS="$PIDS $emu"
 wait_phase dftel$$ measure
+w=$?
 for c in /dfemu/info /dfemu/routers /dfemu/routers,2 /dfemu/links \
 	/dfemu/links,0 /dfemu/terminals /dfemu/routing /dfemu/latency \
 	/dfemu/lateness /dfemu/terminals; do
@@ -245,7 +246,8 @@ kill -INT $emu
 wait $emu
 rc=$?
 [ $rc -eq 0 ] || { echo "# exit status $rc"; tail -12 "$TMP/tel.log" | sed 's/^/# /'; }
-ok $rc "dfemu ends the telemetry run on SIGINT, accounted"
+[ $w -eq 0 ] && [ $rc -eq 0 ]
+ok $? "dfemu, asked once its window opened, ends the telemetry run on SIGINT, accounted (exit $rc)"
 python3 - "$TMP/tel.txt" <<'PY'
 import json, sys
 got = {}
@@ -307,6 +309,7 @@ PIDS="$PIDS $emu"
 # lock held. The timeouts send SIGINT first, which dumpcap handles once
 # its EAL is up, and are long (a listing takes about a second).
 wait_phase dfpd$$ measure
+w=$?
 i=0
 until timeout -k 5 -s INT 30 dpdk-dumpcap --file-prefix=dfpd$$ -D \
 	2>/dev/null | grep -q net_pcap5; do
@@ -326,12 +329,17 @@ while kill -0 $emu 2>/dev/null && [ $tries -lt 300 ]; do
 done
 kill -0 $emu 2>/dev/null && { echo "# dfemu --pdump did not end within 30 s of SIGINT"; kill -9 $emu; rc=99; }
 wait $emu
+erc=$?
 # -c 20 stops after the burst that reached 20
 tshark -r "$TMP/d.pcapng" -T fields -e eth.dst >"$TMP/d.txt" 2>/dev/null
 nd=$(grep -c "^02:df:00:02:01:00$" "$TMP/d.txt")
-[ $rc -eq 0 ] && [ "$nd" -ge 20 ] && [ "$nd" -eq "$(wc -l <"$TMP/d.txt")" ]
+# (dfemu: everything accounted for, 0, or 5 if this host, which also runs
+# dumpcap, lagged: the run has a port; tests/test_realtime.sh checks lag)
+[ $w -eq 0 ] && [ $rc -eq 0 ] && { [ $erc -eq 0 ] || [ $erc -eq 5 ]; } &&
+	[ "$nd" -ge 20 ] &&
+	[ "$nd" -eq "$(wc -l <"$TMP/d.txt")" ]
 r=$?
-ok $r "dpdk-dumpcap captured at least 20 frames, all leaving terminal t5's port (got $nd, dumpcap exit $rc)"
+ok $r "dpdk-dumpcap captured at least 20 frames, all leaving terminal t5's port (got $nd, dumpcap exit $rc, dfemu exit $erc)"
 [ $r -eq 0 ] || sed 's/^/# dumpcap: /' "$TMP/dumpcap.log" | tail -8
 [ ! -e /var/run/dpdk/dfpd$$ ] && ! ls /dev/hugepages/dfpd$$map_* >/dev/null 2>&1
 ok $? "no EAL runtime directory nor hugepage files left behind"
