@@ -47,7 +47,8 @@ done
 # reproduce the first row from its command column
 cmd=$(python3 -c 'import csv,sys; print(next(csv.DictReader(open(sys.argv[1])))["command"])' "$TMP/out/sweep.csv")
 eval "$cmd --json $TMP/again.json" >/dev/null 2>&1
-python3 - "$TMP/again.json" "$TMP/out/sweep.csv" <<'PY'
+erc=$?
+[ $erc -eq 0 ] && python3 - "$TMP/again.json" "$TMP/out/sweep.csv" <<'PY'
 import csv, json, sys
 r = json.load(open(sys.argv[1]))
 row = next(csv.DictReader(open(sys.argv[2])))
@@ -59,7 +60,7 @@ assert abs(r["accepted_load"] - float(row["accepted_load"])) < 1e-4, \
     (r["accepted_load"], row["accepted_load"])
 assert r["digest"] == row["digest"], (r["digest"], row["digest"])
 PY
-ok $? "a CSV row's command reproduces the run exactly"
+ok $? "a CSV row's command reproduces the run exactly (exit $erc)"
 # a point the host could not keep up with (20 Gb/s links: a packet takes
 # 205 ns): without ports it is exact at any lag, so it counts
 tools/dfemu-sweep --dfemu "$DFEMU" --config configs/reference.ini \
