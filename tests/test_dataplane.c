@@ -579,11 +579,14 @@ static void paper(void)
 		CHECK(0, "paper runs");
 		return;
 	}
-	CHECK(min_wc >= bound * 0.85 && min_wc <= bound * 1.1,
-	      "WC: MIN saturates near 1/(a*p) = %.3f: %.4f", bound, min_wc);
-	CHECK(val_wc >= 3 * min_wc, "WC: VAL (%.4f) several times MIN (%.4f)",
-	      val_wc, min_wc);
-	CHECK(val_wc <= 0.55, "WC: VAL at most about 1/2 (%.4f)", val_wc);
+	/* Emulated time is exact, so these figures are the same on every
+	 * run and host (MIN 0.1250, VAL 0.5100 measured): the bounds are
+	 * the papers' claims, not a host's noise. */
+	CHECK(min_wc >= bound * 0.96 && min_wc <= bound * 1.04,
+	      "WC: MIN saturates at 1/(a*p) = %.3f: %.4f", bound, min_wc);
+	CHECK(val_wc >= 0.45 && val_wc <= 0.55,
+	      "WC: VAL about 1/2 (%.4f), %.1f times MIN", val_wc,
+	      val_wc / min_wc);
 	CHECK(min_ur > val_ur, "UR: MIN (%.4f) beats VAL (%.4f)", min_ur,
 	      val_ur);
 
