@@ -56,6 +56,8 @@ static const char *const mis_policy_names[] = {"mm", "crg", "rrg", NULL};
 static const char *const mis_pick_names[] = {"random", "most-free", NULL};
 static const char *const mis_occ_names[] = {"queue", "downstream", NULL};
 static const char *const pb_names[] = {"piggyback", "direct", NULL};
+static const char *const switching_names[] = {"cut-through",
+					      "store-and-forward", NULL};
 static const char *const pat_names[] = {"uniform", "adversarial", "permutation",
 					"router-shift", NULL};
 static const char *const proc_names[] = {"bernoulli", "periodic", "saturate",
@@ -96,6 +98,10 @@ const char *df_mis_occ_name(enum df_mis_occ o)
 const char *df_pb_flags_name(enum df_pb_flags f)
 {
 	return pb_names[f];
+}
+const char *df_switching_name(enum df_switching s)
+{
+	return switching_names[s];
 }
 const char *df_escape_net_name(enum df_escape_net e)
 {
@@ -173,6 +179,10 @@ static const struct key_def keys[] = {
 	 "none: an input-queued router)"},
 	{"router", "latency_ns", K_U64, OFF(router_latency_ns), 0, 1e10, NULL,
 	 "pipeline delay of every router a packet traverses (ns)"},
+	{"router", "switching", K_ENUM, OFF(switching), 0, 0, switching_names,
+	 "cut-through: a packet is due at the next router when its head "
+	 "flit is ([OC] §V's virtual cut-through); store-and-forward: when "
+	 "its last byte is"},
 	{"routing", "algorithm", K_ENUM, OFF(algorithm), 0, 0, alg_names,
 	 "routing algorithm"},
 	{"routing", "ugal_bias", K_U32, OFF(ugal_bias), 0, 1000000, NULL,

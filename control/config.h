@@ -112,6 +112,14 @@ enum df_pb_flags {
 	DF_PB_DIRECT = 1,    /* read from the other router at once */
 };
 
+/* [router] switching: when a packet is due at the next router
+ * (docs/design.md, "Time, links and credits") */
+enum df_switching {
+	DF_SW_CUT_THROUGH = 0,	 /* its head flit has arrived: [OC] §V's
+				    virtual cut-through */
+	DF_SW_STORE_FORWARD = 1, /* its last byte has arrived */
+};
+
 enum df_cm {
 	DF_CM_NONE = 0,
 	DF_CM_BCM = 1, /* [OC] §IV: bubble on injection */
@@ -172,6 +180,7 @@ struct df_config {
 	double speedup;
 	uint32_t output_buffer_flits;
 	uint64_t router_latency_ns;
+	enum df_switching switching;
 
 	/* [routing] */
 	enum df_algorithm algorithm;
@@ -263,6 +272,7 @@ const char *df_mis_policy_name(enum df_mis_policy p);
 const char *df_mis_pick_name(enum df_mis_pick p);
 const char *df_mis_occ_name(enum df_mis_occ o);
 const char *df_pb_flags_name(enum df_pb_flags f);
+const char *df_switching_name(enum df_switching s);
 const char *df_mode_name(enum df_mode m);
 const char *df_ring_dir_name(enum df_ring_dir d);
 const char *df_escape_net_name(enum df_escape_net e);

@@ -171,6 +171,7 @@ static int encap_data(struct dp_bridge *b, uint32_t li, struct rte_mbuf *m)
 	d = (struct dp_encap_data *)(p + DATA_HDR - sizeof(*d));
 	d->link = rte_cpu_to_be_32(li);
 	d->due = rte_cpu_to_be_64(pk->due_tsc);
+	d->tail = rte_cpu_to_be_64(pk->tail_tsc);
 	d->gen = rte_cpu_to_be_64(pk->gen_tsc);
 	d->src_term = rte_cpu_to_be_32(pk->src_term);
 	d->dst_term = rte_cpu_to_be_32(pk->dst_term);
@@ -407,6 +408,7 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	pk->pb_flags = 0; /* PB's flags travel on local links only */
 	pk->due_tsc = due_here(b, rte_be_to_cpu_64(d->due), now);
 	pk->gen_tsc = rte_be_to_cpu_64(d->gen);
+	pk->tail_tsc = rte_be_to_cpu_64(d->tail);
 	rte_pktmbuf_adj(m, DATA_HDR);
 	p->recv++;
 	p->mrecv += (pk->flags & DP_PKT_MEASURED) != 0;

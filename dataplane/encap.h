@@ -29,7 +29,7 @@
 
 #define DP_ENCAP_ETHERTYPE 0x88B6      /* IEEE local experimental 2 */
 #define DP_ENCAP_MAGIC	   0x44465054U /* "DFPT" */
-#define DP_ENCAP_VERSION   4
+#define DP_ENCAP_VERSION   5
 #define DP_MAX_INSTANCES   8
 /* A SUMMARY entry's u64 words: the count and the set hash */
 #define DP_SUMMARY_WORDS 2
@@ -65,6 +65,7 @@ struct dp_encap_data {
 	uint8_t phase, vc, hops, flags, esc_n;
 	uint8_t tbv; /* the sender's table version (mod 256) at the send */
 	uint16_t lmis_grp;
+	uint64_t tail; /* its last byte at the far end, emulated ticks */
 } __rte_packed;
 
 /* Buffer space freed on a link's receiving end, for its sender. */

@@ -18,6 +18,7 @@
  * (sender: packets' tail, credits' head, the credit FIFO's wake;
  * receiver: the converse), with fifo.h's ends.
  */
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_branch_prediction.h>
@@ -63,6 +64,10 @@ struct dp_link {
 	volatile uint64_t drop_until;
 	uint32_t mask; /* both FIFOs hold mask + 1 entries */
 	uint8_t cls;
+	/* a packet longer than this is due at the far end once its first
+	 * head_bytes have arrived (cut-through into a router: one flit);
+	 * 0: once all of it has (store-and-forward, and into a terminal) */
+	uint16_t head_bytes;
 
 	/* sender side: written by the upstream lcore */
 	struct dp_fifo_end pkt_tx __rte_cache_aligned; /* tail */
@@ -90,6 +95,10 @@ struct dp_link {
 	uint32_t cap_vcs; /* capture: the VCs captured */
 	struct dp_notify_q *pkt_nq, *cred_nq;
 } __rte_cache_aligned;
+
+/* what a hop reads of a link is on its first line */
+_Static_assert(offsetof(struct dp_link, pkt_tx) == RTE_CACHE_LINE_SIZE,
+	       "struct dp_link's first line overflows");
 
 /* An entry due at due is in one of l's FIFOs (the credit FIFO if
  * credit): arm its consumer's wake w in the worker's wheel, or note it to
@@ -132,18 +141,38 @@ static inline uint64_t dp_after(uint64_t due, uint64_t now)
 /*
  * Send, in the step at now: the packet starts at max(serializer free,
  * ready), where ready is the latest of its arrival and the credit that
- * let it go (the caller passes it); *start says when. Returns the due
- * time at the far end.
+ * let it go (the caller passes it); *start says when, *tail when its last
+ * byte arrives at the far end. Returns its due time there: its tail's
+ * arrival, or its head flit's on a cut-through link (docs/design.md,
+ * "Time, links and credits").
  */
 static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
 				      uint32_t len, uint64_t *start,
-				      uint64_t now)
+				      uint64_t *tail, uint64_t now)
 {
+	uint64_t due;
+
 	*start = l->busy_until > ready ? l->busy_until : ready;
 	l->busy_until = *start + dp_link_ser(l, len);
 	l->tx_pkts++;
 	l->tx_bytes += len;
-	return dp_after(l->busy_until + l->lat_tsc, now);
+	*tail = l->busy_until + l->lat_tsc;
+	due = len > l->head_bytes && l->head_bytes
+		      ? *start + dp_link_ser(l, l->head_bytes) + l->lat_tsc
+		      : *tail;
+	return dp_after(due, now);
+}
+
+/* The earliest start on l of a packet of len bytes whose tail arrives
+ * here at tail, given ready: its departure may not finish before its
+ * last byte has come in (a faster output than input waits for it). */
+static inline uint64_t dp_link_not_before_tail(const struct dp_link *l,
+					       uint64_t ready, uint32_t len,
+					       uint64_t tail)
+{
+	uint64_t ser = dp_link_ser(l, len);
+
+	return tail > ready + ser ? tail - ser : ready;
 }
 
 /* Packet m onto l, due at the far end at due. -1 when the FIFO is full

@@ -24,6 +24,9 @@
 struct dp_pkt {
 	uint64_t gen_tsc; /* generation time: latency includes source queue */
 	uint64_t due_tsc; /* arrival time at the far end of the current link */
+	/* its last byte's arrival there: due_tsc's, or later where the
+	 * link is cut-through (link.h, dp_link_depart) */
+	uint64_t tail_tsc;
 	uint32_t src_term, dst_term;
 	uint32_t seq;
 	uint16_t dst_router;

@@ -40,7 +40,7 @@ void dp_cap_copy(struct dp_lcore *lc, struct dp_link *l, struct rte_mbuf *m,
 	r = obj;
 	n = m->pkt_len < run->cap_snaplen ? m->pkt_len : run->cap_snaplen;
 	r->t_depart = start;
-	r->t_arrive = pk->due_tsc;
+	r->t_arrive = pk->tail_tsc; /* whole: its last byte, either switching */
 	r->late = now > start ? now - start : 0;
 	r->iface = l->cap_if - 1;
 	r->src = pk->src_term;

@@ -27,7 +27,7 @@ struct dp_lcore;
 
 struct dp_cap_rec {
 	uint64_t t_depart; /* TSC: emulated start of transmission */
-	uint64_t t_arrive; /* TSC: emulated arrival at the far end */
+	uint64_t t_arrive; /* emulated arrival of its tail at the far end */
 	uint64_t late;	   /* TSC the host was behind at the departure */
 	uint32_t iface;	   /* pcapng interface index */
 	uint32_t src, dst; /* terminals */

@@ -49,8 +49,9 @@ static inline int dp_xbar_can(const struct dp_port *ip,
  * Move packet m (flits flits), ready at ready, from input ip into op's
  * queue for VC vc: the crossing starts when the packet is ready, both
  * crossbar ports are free and the queue last made room (as a packet
- * leaves no earlier than the credit it uses), and both ports stay busy
- * until it ends. Returns the
+ * leaves no earlier than the credit it uses); it takes the crossbar's
+ * time, or until the packet's tail has come in if that is later
+ * (cut-through), and both ports stay busy until it ends. Returns the
  * end, when its input space is free; *start says when it began. The link
  * may start sending it from the start of the crossing (cut-through: the
  * crossbar is at least as fast as the link, so the link never overtakes
@@ -63,7 +64,7 @@ static inline uint64_t dp_xbar_move(struct dp_port *ip, struct dp_port *op,
 {
 	struct dp_oq *q = &op->oq[vc];
 	struct dp_flight *f = &q->slot[q->tail++ & q->mask];
-	uint64_t s = ready;
+	uint64_t s = ready, end, tail = dp_pkt(m)->tail_tsc;
 
 	if (ip->xin_free > s)
 		s = ip->xin_free;
@@ -72,7 +73,12 @@ static inline uint64_t dp_xbar_move(struct dp_port *ip, struct dp_port *op,
 	if (q->room_t > s)
 		s = q->room_t;
 	*start = s;
-	ip->xin_free = op->xout_free = s + dp_xbar_time(op, m->pkt_len);
+	/* cut-through: a packet still coming in crosses as it comes, and
+	 * the crossing ends with its last byte */
+	end = s + dp_xbar_time(op, m->pkt_len);
+	if (tail > end)
+		end = tail;
+	ip->xin_free = op->xout_free = end;
 	f->due = s;
 	f->m = m;
 	q->flits += flits;

@@ -52,6 +52,11 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 		e->ehz, lp->latency_ns +
 				(to_router ? e->pl->cfg.router_latency_ns : 0));
 	l->credit_lat_tsc = ns_to_tsc(e->ehz, lp->credit_latency_ns);
+	/* cut-through: a packet is due at the next router once its head
+	 * flit has arrived ([OC] §V); a terminal takes it whole */
+	l->head_bytes = to_router && e->pl->cfg.switching == DF_SW_CUT_THROUGH
+				? (uint16_t)e->pl->cfg.flit_bytes
+				: 0;
 	/* 8 bits per byte at bandwidth_gbps bits per ns */
 	l->cyc_per_byte_q16 = lp->bandwidth_gbps > 0
 				      ? (uint64_t)(8.0 / lp->bandwidth_gbps *

@@ -246,7 +246,7 @@ static void json_config(FILE *f, const struct df_config *c,
 		"\"terminal_latency_ns\": %llu, \"local_latency_ns\": %llu, "
 		"\"global_latency_ns\": %llu, \"router_speedup\": %g, "
 		"\"router_output_buffer_flits\": %u, "
-		"\"router_latency_ns\": %llu},\n",
+		"\"router_latency_ns\": %llu, \"router_switching\": \"%s\"},\n",
 		c->p, c->a, c->h, c->g,
 		c->type == DF_TOPO_FLATFLY ? "flatfly" : "dragonfly", c->k,
 		c->n, df_arrangement_name(c->arrangement),
@@ -261,7 +261,8 @@ static void json_config(FILE *f, const struct df_config *c,
 		(unsigned long long)c->link[1].latency_ns,
 		(unsigned long long)c->link[2].latency_ns, c->speedup,
 		c->output_buffer_flits,
-		(unsigned long long)c->router_latency_ns);
+		(unsigned long long)c->router_latency_ns,
+		df_switching_name(c->switching));
 }
 
 /* The loads, "packets" and every counter (json_counters). */

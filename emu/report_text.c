@@ -362,12 +362,14 @@ static void print_setup(FILE *f, const struct df_plan *pl)
 		fprintf(f, " shift %u", c->shift);
 	fprintf(f, ", %s, %u-byte packets\n", df_process_name(c->process),
 		c->packet_bytes);
+	fprintf(f, "  %-22s %s", "router", df_switching_name(c->switching));
 	if (c->output_buffer_flits || c->router_latency_ns)
 		fprintf(f,
-			"  %-22s speedup %g, output queues of %u flits per "
-			"VC, delay %llu ns (docs/router.md)\n",
-			"router", c->speedup, c->output_buffer_flits,
+			", speedup %g, output queues of %u flits per VC, "
+			"delay %llu ns",
+			c->speedup, c->output_buffer_flits,
 			(unsigned long long)c->router_latency_ns);
+	fprintf(f, " (docs/router.md)\n");
 }
 
 /* The loads, the packets and drops, the measured packets, the other

@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
-tap_plan 85
+tap_plan 87
 LUA=tools/dfemu.lua
 PCAP=$TMP/dfemu.pcap
 
@@ -55,14 +55,15 @@ def eth(ethertype, payload, pad=False):
         f += b"\0" * (60 - len(f))
     return f
 
-def hdr(typ, src, dst, seq, count=0, magic=0x44465054, version=4):
+def hdr(typ, src, dst, seq, count=0, magic=0x44465054, version=5):
     return struct.pack(">IBBBBIHH", magic, version, typ, src, dst, seq,
                        count, 0)
 
 def data(link, due, gen, st, dt, seq, dr, inter, flits, phase, vc, hops,
-         flags, esc_n, lmis):
-    return struct.pack(">IQQIIIHHHBBBBBBH", link, due, gen, st, dt, seq, dr,
-                       inter, flits, phase, vc, hops, flags, esc_n, 0, lmis)
+         flags, esc_n, lmis, tail=0):
+    return struct.pack(">IQQIIIHHHBBBBBBHQ", link, due, gen, st, dt, seq, dr,
+                       inter, flits, phase, vc, hops, flags, esc_n, 0, lmis,
+                       tail)
 
 inner = (b"\x02\x00\x00\x00\x00\x05" + b"\x02\x00\x00\x00\x00\x28" +
          struct.pack(">HIIIIQ", 0x88B5, 0x4446454D, 5, 40, 99, 12345) +
@@ -70,10 +71,10 @@ inner = (b"\x02\x00\x00\x00\x00\x05" + b"\x02\x00\x00\x00\x00\x28" +
 frames = [
     eth(0x88B6, hdr(1, 0, 1, 7) +
         data(123, 6000000, 987654321012, 5, 40, 99, 10, 3, 4, 2, 1, 2,
-             0x03, 0, 0) + inner),
+             0x03, 0, 0, 6014336) + inner),
     eth(0x88B6, hdr(1, 1, 0, 8) +
         data(4000000000, 0x8000000000000010, 42, 17, 3, 100, 1, 0xFFFF, 8,
-             1, 2, 3, 0x24, 1, 5) + inner),
+             1, 2, 3, 0x24, 1, 5, 2**64 - 2) + inner),
     eth(0x88B6, hdr(2, 1, 0, 3, count=2) +
         struct.pack(">IBBHQ", 17, 0, 0, 4, 4000) +
         struct.pack(">IBBHQ", 4294967295, 1, 0, 8, 2**64 - 1), pad=True),
@@ -127,7 +128,7 @@ $TSHARK -G protocols -X "lua_script:$LUA" 2>/dev/null | grep -q '	dfemu$'
 ok $? "tshark loads $LUA (the dfemu protocol is registered)"
 
 FIELDS="frame.number dfemu.type dfemu.src_instance dfemu.dst_instance
-dfemu.seq dfemu.count dfemu.data.link dfemu.data.due dfemu.data.gen
+dfemu.seq dfemu.count dfemu.data.link dfemu.data.tail dfemu.data.due dfemu.data.gen
 dfemu.data.src_term dfemu.data.dst_term dfemu.data.seq dfemu.data.inter
 dfemu.data.vc dfemu.data.flags dfemu.data.flags.measured
 dfemu.data.flags.external eth.type frame.protocols dfemu.credit.link
@@ -187,8 +188,10 @@ is 1 dfemu.src_instance 0 "DATA: src_instance"
 is 1 dfemu.dst_instance 1 "DATA: dst_instance"
 is 1 dfemu.seq 7 "DATA: header seq"
 is 1 dfemu.data.link 123 "DATA: link"
-is 1 dfemu.version 4 "DATA: version 4"
+is 1 dfemu.version 5 "DATA: version 5"
 is 1 dfemu.data.due 6000000 "DATA: due (emulated ticks)"
+is 1 dfemu.data.tail 6014336 "DATA: tail (emulated ticks)"
+is 2 dfemu.data.tail 18446744073709551614 "DATA: tail above 2^63 is unsigned"
 is 1 dfemu.data.gen 987654321012 "DATA: gen (u64)"
 is 1 dfemu.data.src_term 5 "DATA: src_term"
 is 1 dfemu.data.dst_term 40 "DATA: dst_term"
@@ -265,7 +268,7 @@ is 12 _ws.col.Info "dfemu SYNC i1->i0 clock 4000000000000" \
 is 12 _ws.expert.group "" "SYNC: padding raises no expert info"
 is 12 dfemu.malformed "" "well-formed SYNC: not marked malformed"
 
-# Version 2 (due_ns/age_ns): not dissected as version 4, flagged unknown
+# Version 2 (due_ns/age_ns): not dissected as version 5, flagged unknown
 is 14 dfemu.version 2 "version 2: the version field"
 is 14 dfemu.version.unknown 1 "version 2: flagged as an unknown version"
 is 14 dfemu.data.due "" "version 2: no DATA body fields"
@@ -294,7 +297,7 @@ ok $? "tshark -V with the dissector exits 0"
 ok $? "no Lua error in tshark's output or stderr"
 grep -q '\[Malformed\] header needs 16 bytes, 10 left' "$TMP/v.txt" &&
 	grep -q '\[Malformed\] bad magic 0x12345678' "$TMP/v.txt" &&
-	grep -q '\[Malformed\] DATA body needs 46 bytes, 20 left' "$TMP/v.txt" &&
+	grep -q '\[Malformed\] DATA body needs 54 bytes, 20 left' "$TMP/v.txt" &&
 	grep -q '\[Malformed\] SYNC body needs 16 bytes, 4 left' "$TMP/v.txt"
 ok $? "the tree has [Malformed] items for the 4 malformed frames"
 

@@ -10,7 +10,7 @@
 DFEMU=${1:?usage: test_exact.sh DFEMU [san]}
 . "$(dirname "$0")/tap.sh"
 # the sanitizer build also compares with the release build's digest
-if [ "${2:-}" = san ]; then tap_plan 18; else tap_plan 17; fi
+if [ "${2:-}" = san ]; then tap_plan 20; else tap_plan 19; fi
 TMP=$(mktemp -d)
 HOGS=""
 cleanup() {
@@ -69,6 +69,19 @@ same a w2paced "2 workers, paced, give it too"
 same a nohuge "--no-huge gives it too"
 same a scaled "time_scale 2 gives it too"
 
+# Each switching has its digest, the same on a rerun (docs/router.md,
+# "Switching"); the reference's 8-flit packets tell them apart.
+# shellcheck disable=SC2086
+{
+	digest sf $REF --set run.pace=none \
+		--set router.switching=store-and-forward
+	digest sf2 $REF --set run.pace=none --set run.workers=2 \
+		--set router.switching=store-and-forward
+}
+same sf sf2 "store-and-forward: one digest twice (1 and 2 workers)"
+[ -s "$TMP/sf" ] && [ -s "$TMP/a" ] && ! cmp -s "$TMP/a" "$TMP/sf"
+ok $? "cut-through and store-and-forward: different digests ($(cat "$TMP/a") vs $(cat "$TMP/sf"))"
+
 # The release and the sanitizer build agree (tools/test.sh builds both:
 # the sanitizer build's run compares with the release binary).
 OTHER=$(dirname "$(dirname "$DFEMU")")
@@ -106,6 +119,9 @@ same ofar1 ofar2 "OFAR, the papers' router, a link failure: 1 worker = 2 workers
 # after, and router 1 handles it at the next step. So every packet takes
 # its two terminal links (4,096 ns of serialization + 100 ns each) plus
 # at most one quantum, here 1,000 ns; exact on 1 or 2 workers.
+# Store-and-forward: cut-through, router 0 could not finish sending on
+# the instant link before the tail is in, and would send at that exact
+# instant, not in a step (tests/test_router.sh checks that timing).
 cat >"$TMP/two.ini" <<'INI'
 [topology]
 p = 1
@@ -123,6 +139,8 @@ process = periodic
 load = 0.05
 warmup_ms = 1
 measure_ms = 20
+[router]
+switching = store-and-forward
 [run]
 quantum_ns = 1000
 INI

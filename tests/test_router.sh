@@ -3,7 +3,8 @@
 # docs/router.md) on real runs: every routing algorithm of both topologies
 # keeps every packet and credit with it (a short run that drains, and an
 # overloaded one), a two-router network's zero-load latency is exactly
-# its links' latencies and serializations plus one delay per router, and
+# the switching's formula (cut-through or store-and-forward) plus one
+# delay per router, the credit loop's bound holds with 8-flit packets, and
 # bad [router] values get one clear line each; and the report's per-link
 # use on that two-router network.
 # Usage: tests/test_router.sh PATH/TO/dfemu (from the repo root)
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
-tap_plan 36
+tap_plan 65
 REF=configs/reference.ini
 PAPER="--set router.speedup=2 --set router.output_buffer_flits=32
        --set router.latency_ns=300"
@@ -55,6 +56,18 @@ for alg in min min-ad val ugal ugal-s clos-ad; do
 	run_one "flatfly $alg, speedup 2, output queues, router delay" \
 		configs/flatfly.ini normal $PAPER --set routing.algorithm=$alg
 done
+# store-and-forward, every algorithm of both topologies (the loops above
+# are cut-through, the default), on the default router
+for alg in $("$DFEMU" --list-algorithms=dragonfly | cut -f1); do
+	run_one "dragonfly $alg, store-and-forward" $REF normal \
+		--set router.switching=store-and-forward \
+		--set routing.algorithm="$alg"
+done
+for alg in $("$DFEMU" --list-algorithms=flatfly | cut -f1); do
+	run_one "flatfly $alg, store-and-forward" configs/flatfly.ini normal \
+		--set router.switching=store-and-forward \
+		--set routing.algorithm="$alg"
+done
 # overloaded: uniform at 0.95 and worst case at 0.6, then drained (short
 # source queues, so that what waits to enter drains soon on a sanitizer
 # build too)
@@ -84,9 +97,15 @@ run_one "dragonfly ugal-l, speedup 1, 16-flit output queues" $REF normal \
 	--set routing.algorithm=ugal-l --set router.output_buffer_flits=16
 
 # Two routers (p=1 a=1 h=1 g=2): terminal 0 -> router 0 -> router 1 ->
-# terminal 1, 512-byte packets at 1 Gb/s (4,096 ns each link), at a
-# periodic 5 % load nothing waits: latency = 3 x 4,096 + 100 + 1,000 + 100
-# + 2 router delays, for every packet.
+# terminal 1, at 1 Gb/s (64-byte flits: 512 ns each), latencies 100,
+# 1,000 and 100 ns; at a periodic 5 % load nothing waits, so every
+# packet's latency is the switching's formula (docs/design.md, "Time,
+# links and credits"), for 1-, 8- and 9-flit packets:
+# - store-and-forward: each link adds the packet's serialization and its
+#   latency: 3 x 4,096 + 1,200 = 13,488 ns for 512 bytes;
+# - cut-through: the two links into a router add one flit's, the last
+#   the whole packet's: 2 x 512 + 4,096 + 1,200 = 6,320 ns;
+# plus one router delay per router, with or without output queues.
 cat >"$TMP/two.ini" <<'INI'
 [topology]
 p = 1
@@ -117,17 +136,81 @@ zero_load() { # NAME EXPECTED_NS SETS...
 import json, sys
 l = json.load(open(sys.argv[1]))["latency_ns"]
 want = int(sys.argv[2])
-# the TSC's rounding: within 2 ns
+# ticks of 1/4 ns, and a 10 Gb/s flit of 51.2 ns: within 2 ns
 assert l["packets"] > 1000 and abs(l["min"] - want) <= 2, (l, want)
 assert l["max"] == l["min"], l
 PY
 	ok $? "two routers, $name: every packet's latency is $want ns (exit $rc)"
 }
-zero_load "no router delay" 13488
-zero_load "router delay 250 ns" 13988 --set router.latency_ns=250
-zero_load "router delay 250 ns, speedup 3, output queues" 13988 \
-	--set router.latency_ns=250 --set router.speedup=3 \
-	--set router.output_buffer_flits=16
+SF="--set router.switching=store-and-forward"
+DELAY="--set router.latency_ns=250"
+OQ="--set router.speedup=3 --set router.output_buffer_flits=16"
+zero_load "cut-through, 8 flits" 6320
+zero_load "cut-through, 8 flits, router delay 250 ns" 6820 $DELAY
+zero_load "cut-through, 8 flits, router delay, speedup 3, output queues" \
+	6820 $DELAY $OQ
+zero_load "cut-through, 1 flit" 2736 --set traffic.packet_bytes=64
+# 576 bytes: 9 flits, 4,608 ns
+zero_load "cut-through, 9 flits, router delay" 7332 $DELAY \
+	--set traffic.packet_bytes=576
+zero_load "store-and-forward, 8 flits" 13488 $SF
+zero_load "store-and-forward, 8 flits, router delay 250 ns" 13988 $SF $DELAY
+zero_load "store-and-forward, 8 flits, router delay, output queues" 13988 \
+	$SF $DELAY $OQ
+zero_load "store-and-forward, 1 flit" 2736 $SF --set traffic.packet_bytes=64
+zero_load "store-and-forward, 9 flits, router delay" 15524 $SF $DELAY \
+	--set traffic.packet_bytes=576
+# A faster output than input (a 10 Gb/s global link: 409.6 ns a packet):
+# router 0 may not finish sending before the tail is in (612 + 3,584 =
+# 4,196 ns), so it starts at 3,786.4; router 1 has the head at 3,786.4 +
+# 51.2 + 1,000 = 4,837.6 and sends on at once: + 4,096 + 100 = 9,033.6.
+# With the crossbar too (its crossing ends with the tail). Store-and-
+# forward: 4,196 + 1,409.6 + 4,196.
+FAST="--set links.global_bandwidth_gbps=10"
+zero_load "cut-through, faster output: not before the tail" 9034 $FAST
+zero_load "cut-through, faster output, output queues" 9034 $FAST $OQ
+zero_load "store-and-forward, faster output" 9802 $SF $FAST
+
+# The credit loop with 8-flit packets (docs/validation.md, "The credit
+# loop"): MIN under worst-case traffic saturates each group's one global
+# channel, whose rate is then buffer / round trip per VC. Latencies in
+# flit times (2,560 ns at 0.2 Gb/s): terminal 1, local 10, global 100,
+# credits the same; 64-flit buffers. The round trip: the head flit (1)
+# and the link (100) to the far router, which sends the whole packet on
+# (8), and the credit back (100): 209 flit times cut-through; with
+# store-and-forward the first is the whole packet: 216. Unpaced: exact.
+credit_loop() { # SWITCHING RTT
+	F=2560
+	"$DFEMU" --config $REF --quiet --json "$TMP/cl.json" \
+		--set run.pace=none --set router.switching="$1" \
+		--set routing.algorithm=min --set traffic.pattern=adversarial \
+		--set traffic.load=0.5 --set traffic.packet_bytes=512 \
+		--set links.terminal_latency_ns=$F \
+		--set links.local_latency_ns=$((10 * F)) \
+		--set links.global_latency_ns=$((100 * F)) \
+		--set links.terminal_credit_latency_ns=$F \
+		--set links.local_credit_latency_ns=$((10 * F)) \
+		--set links.global_credit_latency_ns=$((100 * F)) \
+		--set links.local_buffer_flits=64 \
+		--set links.global_buffer_flits=64 \
+		--set traffic.source_queue=16 --set traffic.finish=stop \
+		--set traffic.warmup_ms=100 --set traffic.measure_ms=400 \
+		>"$TMP/cl.txt" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && python3 - "$TMP/cl.json" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["config"]
+# a group's a*p terminals share its one minimal global channel
+got, bound = r["accepted_load"] * c["a"] * c["p"], 64 / int(sys.argv[2])
+# the two modes' bounds are 3.3 % apart: within 1 % tells them apart
+assert abs(got / bound - 1) <= 0.01, (got, bound)
+print("# global channel %.4f flits per flit time, bound %.4f" % (got, bound))
+PY
+	ok $? "credit loop, 8-flit packets, $1: a global channel carries 64 / $2 of its rate (exit $rc)"
+}
+credit_loop cut-through 209
+credit_loop store-and-forward 216
 
 # Per-link use (the report's "links"): on the two routers each terminal
 # sends to the other at a periodic 5 % of its link, so each direction of

@@ -5,8 +5,9 @@
  * EAL: an input serving two outputs in one link time with speedup 2 (and
  * not with speedup 1), a full output queue blocking the crossbar but not
  * the link, virtual cut-through kept at the link (no departure without
- * credits for the whole packet), round-robin over the output VCs, and
- * UGAL's queue length with output queues (docs/router.md).
+ * credits for the whole packet), round-robin over the output VCs,
+ * UGAL's queue length with output queues, and a cut-through crossing
+ * that ends with the packet's tail (docs/router.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,40 @@ static void queue_length(void)
 	      "sent: q counts it in the downstream credits in use");
 }
 
+/* Cut-through (docs/router.md, "Switching"): a packet whose head is in
+ * and whose tail is still coming crosses as it comes; the crossing holds
+ * the crossbar until its last byte, and the link may start at once. A
+ * packet already whole crosses in the crossbar's time. */
+static void crossing_ends_with_the_tail(void)
+{
+	static struct dp_flight slots[OQSLOTS];
+	struct dp_port in, op;
+	struct pkt_mem a, b;
+	struct rte_mbuf *m;
+	uint64_t start, end;
+
+	memset(&in, 0, sizeof(in));
+	out_init(&op, slots, 1, 2, 64);
+	m = pkt(&a);
+	a.pk.tail_tsc = 100 + SER; /* head in at 100, tail one SER later */
+	end = dp_xbar_move(&in, &op, 0, m, FLITS, 100, &start);
+	CHECK(start == 100 && end == 100 + SER,
+	      "a packet still coming in crosses from its head (%lu) until its "
+	      "tail (%lu; speedup 2 alone would end at %d)",
+	      (unsigned long)start, (unsigned long)end, 100 + SER / 2);
+	CHECK(dp_oq_head(&op, 0)->due == 100,
+	      "... and its link may start with the crossing");
+	CHECK(!dp_xbar_can(&in, &op, 0, FLITS, 64, end - 1) &&
+		      dp_xbar_can(&in, &op, 0, FLITS, 64, end),
+	      "the crossbar is held until the tail is in");
+	m = pkt(&b);
+	b.pk.tail_tsc = end; /* whole when it is ready */
+	end = dp_xbar_move(&in, &op, 0, m, FLITS, end, &start);
+	CHECK(end == start + SER / 2,
+	      "a whole packet crosses in the crossbar's time (%lu..%lu)",
+	      (unsigned long)start, (unsigned long)end);
+}
+
 int main(void)
 {
 	two_outputs_in_one_link_time(2, SER);
@@ -183,5 +218,6 @@ int main(void)
 	full_queue_blocks_crossbar_not_link();
 	not_before_crossing_and_round_robin();
 	queue_length();
+	crossing_ends_with_the_tail();
 	return check_done();
 }

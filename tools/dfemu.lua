@@ -31,11 +31,11 @@
 
 local ETHERTYPE = 0x88B6
 local MAGIC = 0x44465054 -- "DFPT"
-local VERSION = 4
+local VERSION = 5
 local MAX_INSTANCES = 8
 
 local HDR_LEN = 16
-local DATA_LEN = 46
+local DATA_LEN = 54
 local CREDIT_LEN = 16
 local HELLO_LEN = 40
 local STATS_LEN = 8 * 8 + 6 * MAX_INSTANCES * 8 + 8
@@ -116,6 +116,8 @@ field("data.esc_n", ProtoField.uint8, "Escape-ring entries", base.DEC)
 field("data.tbv", ProtoField.uint8, "Table version (mod 256)", base.DEC)
 field("data.lmis_grp", ProtoField.uint16, "Last local misroute group + 1",
 	base.DEC)
+field("data.tail", ProtoField.uint64,
+	"Last byte at the far end (emulated ticks, 1/4 ns)", base.DEC)
 
 -- struct dp_encap_credit
 field("credit.link", ProtoField.uint32, "Link", base.DEC)
@@ -253,6 +255,7 @@ local function dissect_data(tvb, pinfo, root, tree, info, off)
 	st:add(f["data.esc_n"], r(42, 1))
 	st:add(f["data.tbv"], r(43, 1))
 	st:add(f["data.lmis_grp"], r(44, 2))
+	st:add(f["data.tail"], r(46, 8))
 
 	info = string.format("%s link %u vc%u src t%u dst t%u", info,
 		r(0, 4):uint(), r(39, 1):uint(), r(20, 4):uint(), r(24, 4):uint())
