@@ -119,30 +119,39 @@ def fig9_md(f, res, table):
 
 
 def creditloop_cases(quick):
+    """(label, buffer, router delay, packet flits, switching, sets)."""
     bufs = (16, 64) if quick else (16, 64, 256)
-    cases = [("speedup 1", b, 0, []) for b in bufs]
-    cases += [("speedup 1, router delay 50 flit times", b, 50,
-               ["router.latency_ns=%d" % (50 * FLIT_NS)])
+    cases = [("speedup 1", b, 0, 1, "cut-through", []) for b in bufs]
+    cases += [("speedup 1, router delay 50 flit times", b, 50, 1,
+               "cut-through", ["router.latency_ns=%d" % (50 * FLIT_NS)])
               for b in bufs[:2]]
+    # 8-flit packets: the two switchings' round trips differ
+    cases += [("speedup 1, 8-flit packets, " + sw, b, 0, 8, sw,
+               ["router.switching=" + sw])
+              for sw in ("cut-through", "store-and-forward")
+              for b in bufs[1:]]
     return cases
 
 
-def expected(buf, delay):
+def expected(buf, delay, flits=1, switching="cut-through"):
     """Link rate bound, as a fraction of one flit per flit time: a VC's
-    credit round trip is the flit's serialization (1), the global link
-    (100), its departure from the far router's input buffer one flit
-    time later (1), the credit's way back (100) and the far router's
-    delay."""
-    rtt = 1 + 100 + 1 + 100 + delay
+    credit round trip is the packet's way to the far router (its head
+    flit's serialization, 1, cut-through; all its flits' with
+    store-and-forward), the global link (100), its departure from the far
+    router's input buffer (all its flits), the credit's way back (100) and
+    the far router's delay (docs/design.md, "Time, links and
+    credits")."""
+    first = 1 if switching == "cut-through" else flits
+    rtt = first + 100 + flits + 100 + delay
     return min(1.0, buf / rtt), rtt
 
 
 def run_creditloop(args, run_dfemu):
     out = []
-    for label, buf, delay, sets in creditloop_cases(args.quick):
+    for label, buf, delay, flits, sw, sets in creditloop_cases(args.quick):
         rep = run_dfemu(args, [
             "routing.algorithm=min", "traffic.pattern=adversarial",
-            "traffic.load=0.5", "traffic.packet_bytes=64",
+            "traffic.load=0.5", "traffic.packet_bytes=%d" % (64 * flits),
             "links.flit_bytes=64",
             "links.terminal_latency_ns=%d" % FLIT_NS,
             "links.local_latency_ns=%d" % (10 * FLIT_NS),
@@ -154,7 +163,7 @@ def run_creditloop(args, run_dfemu):
             "links.global_buffer_flits=%d" % buf,
             "traffic.source_queue=16", "traffic.finish=stop",
             "traffic.warmup_ms=1000", "traffic.measure_ms=3000"] + sets)
-        bound, rtt = expected(buf, delay)
+        bound, rtt = expected(buf, delay, flits, sw)
         got = None
         if rep:
             c = rep["config"]
@@ -167,12 +176,14 @@ def run_creditloop(args, run_dfemu):
 def creditloop_md(f, out, table):
     f.write("## The credit loop: a global channel's rate against buffer / "
             "round trip\n\n"
-            "1-flit packets; latencies in flit times: terminal 1, local "
-            "10, global 100, credits the same. MIN, worst case at 0.5: the "
-            "group's 8 terminals share one global channel, so its rate is "
-            "8 x the accepted load. Bound: min(1, buffer / round trip), "
-            "the round trip 1 + 100 + 1 + 100 flit times plus any router "
-            "delay. Target: within 3 %.\n\n")
+            "1-flit packets, and 8-flit ones in each switching; latencies "
+            "in flit times: terminal 1, local 10, global 100, credits the "
+            "same. MIN, worst case at 0.5: the group's 8 terminals share "
+            "one global channel, so its rate is 8 x the accepted load. "
+            "Bound: min(1, buffer / round trip), the round trip the head "
+            "(1 flit time, cut-through; the whole packet, "
+            "store-and-forward) + 100 + the packet + 100 flit times, plus "
+            "any router delay. Target: within 3 %.\n\n")
     rows = []
     for label, buf, rtt, bound, got, rep in out:
         if got is None:
