@@ -92,11 +92,12 @@ ok $? "pcap written"
 	echo "[terminals]"
 	echo "t0 = net_pcap0,rx_pcap=$TMP/u.pcap,tx_pcap=$TMP/o.pcap"
 } >"$TMP/p.ini"
-"$DFEMU" --config "$TMP/p.ini" $ACCOUNT_ONLY --set traffic.load=0 \
+"$DFEMU" --config "$TMP/p.ini" --set traffic.load=0 \
 	--set traffic.warmup_ms=0 --set traffic.measure_ms=200 \
 	--json "$TMP/r.json" --eal -l 0-1 --no-pci --no-huge -m 512 \
 	--no-shconf --log-level=warning --file-prefix=dfpg$$ >"$TMP/log" 2>&1
-ok $? "dfemu runs the pcap (exit 0)"
+real_time_exit $? "$TMP/r.json"
+ok $? "dfemu runs the pcap, its exit status its lag's verdict"
 grep -q "^dfemu: t0 .* 02:df:00:00:00:00  10.0.0.1  net_pcap0," "$TMP/log"
 ok $? "at start dfemu prints t0's address and port"
 python3 - "$TMP/r.json" <<'PY'

@@ -59,11 +59,12 @@ PY
 } >"$TMP/pcap.ini"
 # shellcheck disable=SC2086
 # 1 Mb/s terminal links: frames leave t5 0.5-3.2 ms apart
-"$DFEMU" --config "$TMP/pcap.ini" --quiet $ACCOUNT_ONLY --set traffic.load=0 \
+"$DFEMU" --config "$TMP/pcap.ini" --quiet --set traffic.load=0 \
 	--set traffic.warmup_ms=0 --set traffic.measure_ms=300 \
 	--set links.terminal_bandwidth_gbps=0.001 --set run.idle_backoff=0 \
 	--json "$TMP/r.json" $EAL >"$TMP/log" 2>&1
-ok $? "pcap in, pcap out: the run completes, everything accounted for"
+real_time_exit $? "$TMP/r.json"
+ok $? "pcap in, pcap out: the run completes, its exit status its lag's verdict"
 python3 - "$TMP" <<'PY'
 import json, struct, sys
 d = sys.argv[1]
@@ -161,7 +162,7 @@ mkdir -p /run/dfemu
 	echo "t5 = net_memif5,role=server,socket=/run/dfemu/stall-$$.sock,socket-abstract=no"
 } >"$TMP/stall.ini"
 # shellcheck disable=SC2086
-"$DFEMU" --config "$TMP/stall.ini" --quiet $ACCOUNT_ONLY --set traffic.load=0 \
+"$DFEMU" --config "$TMP/stall.ini" --quiet --set traffic.load=0 \
 	--set traffic.measure_ms=100 --set traffic.drain_timeout_ms=500 \
 	--json "$TMP/s.json" $EAL >"$TMP/slog" 2>&1
 rc=$?
@@ -172,7 +173,7 @@ ok $? "a peer that takes nothing: frames wait (in flight), exit 1, the report na
 
 # a vdev its driver refuses
 # shellcheck disable=SC2086
-"$DFEMU" --config configs/small.ini --quiet $ACCOUNT_ONLY \
+"$DFEMU" --config configs/small.ini --quiet \
 	--set "terminals.t0=net_pcap0,rx_pcap=$TMP/nosuch.pcap,tx_pcap=$TMP/x.pcap" \
 	$EAL >/dev/null 2>"$TMP/err"
 rc=$?
@@ -186,7 +187,7 @@ ok $? "dfemu-hosts up for terminals 0 and 5"
 cat configs/small.ini "$TMP/h.ini" >"$TMP/hosts.ini"
 # shellcheck disable=SC2086
 # 2 ms global links, 0.1 Gb/s everywhere: RTT and TCP rate are visible
-"$DFEMU" --config "$TMP/hosts.ini" --quiet $ACCOUNT_ONLY --set traffic.load=0 \
+"$DFEMU" --config "$TMP/hosts.ini" --quiet --set traffic.load=0 \
 	--set traffic.warmup_ms=0 --set traffic.measure_ms=10000 \
 	--set links.global_latency_ns=2000000 \
 	--set links.terminal_bandwidth_gbps=0.1 \
@@ -277,7 +278,8 @@ PY
 ok $? "iperf3 TCP completes, at no more than the 0.1 Gb/s terminal links"
 wait $emu
 erc=$?
-[ $erc -eq 0 ] && python3 - "$TMP/h.json" "$(cat "$TMP/recv")" <<'PY'
+real_time_exit $erc "$TMP/h.json" &&
+	python3 - "$TMP/h.json" "$(cat "$TMP/recv")" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["ports"]["arp_replies"] >= 1 and r["packets"]["delivered"] >= int(sys.argv[2]), r["ports"]

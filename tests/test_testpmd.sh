@@ -60,7 +60,7 @@ start_dfemu() {
 		echo "t5 = net_memif5,role=server,socket=$SOCK/t5.sock,socket-abstract=no"
 	} >"$TMP/$1.ini"
 	# shellcheck disable=SC2086
-	"$DFEMU" --config "$TMP/$1.ini" --quiet $ACCOUNT_ONLY --set traffic.load=0 \
+	"$DFEMU" --config "$TMP/$1.ini" --quiet --set traffic.load=0 \
 		--set traffic.warmup_ms=0 --set traffic.measure_ms=120000 \
 		--json "$TMP/$1.json" $EAL --file-prefix=tpd$$ \
 		>"$TMP/$1.log" 2>&1 &
@@ -69,10 +69,12 @@ start_dfemu() {
 	wait_for_sock "$SOCK/t0.sock" && wait_for_sock "$SOCK/t5.sock"
 }
 
-# stop_dfemu: SIGINT, as Ctrl-C would; dfemu drains and reports
+# stop_dfemu NAME: SIGINT, as Ctrl-C would; dfemu drains and reports,
+# its exit status its lag's verdict (tests/tap.sh, real_time_exit)
 stop_dfemu() {
 	kill -INT "$emu"
 	wait "$emu"
+	real_time_exit $? "$TMP/$1.json"
 }
 
 addr() { # terminal field
@@ -104,8 +106,8 @@ ok $? "testpmd rxonly received 256 frames"
 # testpmd first: memif's counters restart when its server goes away
 kill -INT "$A" "$B"
 wait "$A" "$B"
-stop_dfemu
-ok $? "SIGINT: dfemu ends the run, drained and conserved (exit 0)"
+stop_dfemu tx
+ok $? "SIGINT: dfemu ends the run, its exit status its lag's verdict"
 sent=$(last_stat "$TMP/A.log" 0 TX-packets)
 got=$(last_stat "$TMP/B.log" 0 RX-packets)
 bytes=$(last_stat "$TMP/B.log" 0 RX-bytes)
@@ -173,8 +175,8 @@ while [ "$(last_stat "$TMP/B2.log" 0 RX-packets)" -lt 40 ] && [ $i -lt 600 ]; do
 done
 kill -INT "$A" "$B"
 wait "$A" "$B"
-stop_dfemu
-ok $? "SIGINT: dfemu ends the second run, drained and conserved (exit 0)"
+stop_dfemu io
+ok $? "SIGINT: dfemu ends the second run, its exit status its lag's verdict"
 python3 - "$TMP" "$(last_stat "$TMP/A2.log" 1 TX-packets)" <<'PY'
 import json, struct, sys
 d = sys.argv[1]
