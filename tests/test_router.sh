@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
-tap_plan 65
+tap_plan 67
 REF=configs/reference.ini
 PAPER="--set router.speedup=2 --set router.output_buffer_flits=32
        --set router.latency_ns=300"
@@ -170,6 +170,27 @@ FAST="--set links.global_bandwidth_gbps=10"
 zero_load "cut-through, faster output: not before the tail" 9034 $FAST
 zero_load "cut-through, faster output, output queues" 9034 $FAST $OQ
 zero_load "store-and-forward, faster output" 9802 $SF $FAST
+
+# The reference at a light load: its shortest path, between two
+# terminals of one router, takes two 100 ns terminal links at 0.2 Gb/s
+# (a 64-byte flit 2,560 ns, a 512-byte packet 20,480 ns): cut-through
+# 200 + 2,560 + 20,480 = 23,240 ns; store-and-forward 200 + 2 x 20,480 =
+# 41,160 ns. Its fastest packets take exactly that.
+ref_min() { # SWITCHING WANT_NS
+	"$DFEMU" --config $REF $SHORT --quiet --json "$TMP/rm.json" \
+		--set traffic.load=0.05 --set router.switching="$1" \
+		>"$TMP/rm.txt" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && accounted "$TMP/rm.json" &&
+		python3 - "$TMP/rm.json" "$2" <<'PY'
+import json, sys
+l = json.load(open(sys.argv[1]))["latency_ns"]
+assert l["packets"] > 1000 and l["min"] == int(sys.argv[2]), l
+PY
+	ok $? "the reference at load 0.05, $1: the fastest packet takes the formula's $2 ns (exit $rc)"
+}
+ref_min cut-through 23240
+ref_min store-and-forward 41160
 
 # The credit loop with 8-flit packets (docs/validation.md, "The credit
 # loop"): MIN under worst-case traffic saturates each group's one global
