@@ -121,12 +121,12 @@ tools/dfemu-validate --dfemu "$DFEMU" --quick --only creditloop \
 	python3 - "$TMP/cl/summary-router.md" <<'PY'
 import sys
 rows = [l.split("|") for l in open(sys.argv[1]) if l.startswith("| speedup")]
-assert len(rows) == 4, rows
+assert len(rows) == 6, rows
 for r in rows:
     assert 0.8 < float(r[6]) < 1.1, r
-assert {r[3].strip() for r in rows} == {"202", "252"}, rows
+assert {r[3].strip() for r in rows} == {"202", "252", "209", "216"}, rows
 PY
-ok $? "validate --only creditloop: 4 configurations, each near buffer / round trip (202 flit times, 252 with a router delay)"
+ok $? "validate --only creditloop: 6 configurations, each near buffer / round trip (202 flit times, 252 with a router delay, 209 and 216 with 8-flit packets cut-through and store-and-forward)"
 tools/dfemu-validate --dfemu "$DFEMU" --only nosuch --out "$TMP/v2" \
 	>/dev/null 2>"$TMP/err"
 [ $? -eq 2 ] && grep -q "allowed: ur, wc" "$TMP/err"
