@@ -112,14 +112,20 @@ static uint32_t first_used(const struct dp_wheel_level *lv, uint64_t cur)
 	return DP_WHEEL_SLOTS;
 }
 
+/* The earlier of the first fine slot with wakes and the first coarse
+ * one: the fine turn reaches into the next coarse slot, whose wakes stay
+ * there until the cursor enters it (cascade), so a fine wake may come
+ * after a coarse one. At a coarse slot's start its wakes move to the fine
+ * wheel, and the next call finds them. */
 uint64_t dp_wheel_next(const struct dp_wheel *wh)
 {
+	uint64_t f = UINT64_MAX, c = UINT64_MAX;
 	uint32_t d = first_used(&wh->fine, wh->cur);
 
 	if (d < DP_WHEEL_SLOTS)
-		return (wh->cur + d) << DP_WHEEL_SHIFT;
+		f = (wh->cur + d) << DP_WHEEL_SHIFT;
 	d = first_used(&wh->coarse, wh->cur1);
 	if (d < DP_WHEEL_SLOTS)
-		return (wh->cur1 + d) << DP_WHEEL_SHIFT1;
-	return UINT64_MAX;
+		c = (wh->cur1 + d) << DP_WHEEL_SHIFT1;
+	return f < c ? f : c;
 }

@@ -3,7 +3,8 @@
  * Notes between workers (dataplane/notify.h) with the timing wheel they
  * arm (dataplane/wheel.h), no EAL: a noted wake fires at its due time and
  * marks its port and node; a wake already queued is not queued twice; a
- * full queue loses no wake (the overflow flag); and, between two threads,
+ * full queue loses no wake (the overflow flag); a coarse wake is not
+ * passed over for a later fine one; and, between two threads,
  * every note sent arrives once, in order.
  */
 #include <pthread.h>
@@ -87,6 +88,42 @@ static void single_thread(void)
 	free(wh);
 }
 
+/* A wake placed in the coarse wheel (beyond the fine turn when armed)
+ * is found by dp_wheel_next() before a fine wake armed later for a later
+ * time, once the fine turn reaches past its coarse slot's start (found
+ * in a fresh clone: a terminal's generation ran two quanta late, and
+ * cut-through's head-flit timing made it visible) */
+static void coarse_before_fine(void)
+{
+	struct dp_wheel *wh = wheel_new();
+	struct dp_wake a, b;
+	uint64_t poll = 0, next;
+
+	wake_init(&a, wh, &poll, 0, 1);
+	wake_init(&b, wh, &poll, 1, 2);
+	dp_wheel_advance(wh, 45015040);
+	dp_wheel_insert(wh, &a, 46146985); /* further than a fine turn */
+	dp_wheel_advance(wh, 46131200);
+	dp_wheel_insert(wh, &b, 46165100); /* in the fine turn, later */
+	next = dp_wheel_next(wh);
+	CHECK(next <= 46146985,
+	      "the next wake time (%llu) is not after the coarse wake's "
+	      "(46146985), though a fine one is later",
+	      (unsigned long long)next);
+	dp_wheel_advance(wh, next);
+	next = dp_wheel_next(wh);
+	CHECK(next <= 46146985 && a.state == DP_WAKE_QUEUED,
+	      "at its coarse slot's start it is in the fine wheel, next at "
+	      "%llu",
+	      (unsigned long long)next);
+	dp_wheel_advance(wh, 46146985);
+	CHECK(a.state == DP_WAKE_FIRED && b.state == DP_WAKE_QUEUED &&
+		      (poll & 1) && !(poll & 2),
+	      "it fires at its time, the later one not");
+	free(wh->active);
+	free(wh);
+}
+
 #define MANY 2000000
 
 struct pair {
@@ -136,6 +173,7 @@ static void two_threads(void)
 int main(void)
 {
 	single_thread();
+	coarse_before_fine();
 	two_threads();
 	return check_done();
 }
