@@ -94,6 +94,9 @@ struct dp_link {
 	uint32_t from, from_port, to, to_port __rte_cache_aligned;
 	uint32_t cap_vcs; /* capture: the VCs captured */
 	struct dp_notify_q *pkt_nq, *cred_nq;
+	/* tx_pkts and tx_bytes at the first step at or after the window's
+	 * start [0] and end [1], copied by the sending worker */
+	uint64_t win_pkts[2], win_bytes[2] __rte_cache_aligned;
 } __rte_cache_aligned;
 
 /* what a hop reads of a link is on its first line */

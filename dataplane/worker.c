@@ -314,6 +314,36 @@ static uint64_t next_step(struct dp_lcore *lc, uint64_t wall)
 	return c < t ? c : t;
 }
 
+/* The step at t is the first at or after an edge of the measurement
+ * window: the links this worker's routers send on keep their send
+ * counters as they are (what the steps before t sent), so that their use
+ * is over the window's emulated time whatever the host (emu/linkuse.c).
+ * No step between the window's edge and t sent anything here. */
+static void window_edge(struct dp_lcore *lc, uint64_t t)
+{
+	const struct dp_run *run = lc->run;
+	uint32_t e;
+
+	while ((e = lc->win_edges) < 2 && t >= (e ? run->m1 : run->m0)) {
+		for (uint32_t i = 0; i < lc->nrouters; i++) {
+			const struct dp_router *r = lc->routers[i];
+
+			for (uint32_t k = 0; k < r->nports; k++) {
+				struct dp_link *l = r->port[k].out;
+
+				if (l == NULL)
+					continue;
+				l->win_pkts[e] = l->tx_pkts;
+				l->win_bytes[e] = l->tx_bytes;
+			}
+		}
+		__atomic_store_n(&lc->win_edges, e + 1, __ATOMIC_RELEASE);
+	}
+	lc->win_next = lc->win_edges == 0   ? run->m0
+		       : lc->win_edges == 1 ? run->m1
+					    : UINT64_MAX;
+}
+
 /* Run the step at t: wakes due, active nodes, the bridge. The bridge
  * (its ports to other instances) is looked at once every bridge_gap_tsc
  * of wall time at most: every step while the worker keeps up, and not
@@ -323,6 +353,8 @@ static unsigned step(struct dp_lcore *lc, uint64_t t, uint64_t wall)
 {
 	unsigned work;
 
+	if (unlikely(t >= lc->win_next))
+		window_edge(lc, t);
 	lc->now = t;
 	lc->next_event = UINT64_MAX;
 	lc->gen_on = t <= gen_until(lc);

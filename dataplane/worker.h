@@ -197,6 +197,11 @@ struct dp_lcore {
 	int cpu;	      /* the CPU it runs on */
 	uint64_t gen_stop; /* generation ends after this step (checkpoints) */
 	uint32_t ckpt_n;   /* checkpoints taken */
+	/* the window's edges this worker has passed (0, 1: m0, 2: m1) and
+	 * the next one's time: its routers' links' send counters are copied
+	 * there (worker.c, window_edge; emu/linkuse.c) */
+	volatile uint32_t win_edges;
+	uint64_t win_next;
 	/* exactly-once check (once.h), per source terminal: the count and
 	 * the set hash of its packets settled here */
 	uint64_t *rx_cnt, *rx_hash;

@@ -142,10 +142,6 @@ static int build_links(struct emu *e)
 	e->links = emu_arena_alloc(&e->mem, e->nlinks * sizeof(*e->links));
 	if (e->links == NULL)
 		return oom(e, "links");
-	if (df_linkuse_init(&e->lu, e->nlinks)) {
-		snprintf(e->err, e->errlen, "out of memory (link use)");
-		return -1;
-	}
 	for (uint32_t r = 0; r < t->nrouters; r++)
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct df_port_info *pi =
@@ -626,7 +622,6 @@ void emu_teardown(struct emu *e)
 	const struct df_topo *t = &pl->topo;
 
 	emu_inst_free(e->inst);
-	df_linkuse_free(&e->lu);
 	/* what is still on a link or in a queue (a run cut short) */
 	for (uint32_t i = 0; e->links && i < e->nlinks; i++) {
 		struct dp_link *l = &e->links[i];

@@ -41,7 +41,6 @@ struct emu {
 	uint32_t *ips;
 	struct df_capture *cap; /* NULL: no [capture] */
 	struct emu_inst *inst;	/* [partition]: the protocol, NULL if not */
-	struct df_linkuse lu;	/* links' use over the window */
 	char *err;
 	size_t errlen;
 };
@@ -90,6 +89,8 @@ int emu_build_ports(struct emu *e);
 
 /* run.c: the run, from launching the workers to their end. */
 void emu_run(struct emu *e, const struct df_emu_opts *o, struct df_report *rep);
+/* Emulated time as the main lcore sees it: the slowest worker's clock. */
+uint64_t emu_now(const struct emu *e);
 
 /* status.c: the live status line and --stats-csv row for now. */
 void emu_status_line(const struct emu *e, const struct df_emu_opts *o,

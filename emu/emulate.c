@@ -53,7 +53,8 @@ int df_emulate(const struct df_plan *pl, const struct df_emu_opts *opt,
 	emu_run(&e, opt, rep);
 	df_capture_finish(e.cap, rep);
 	emu_account(&e, rep);
-	if (df_linkuse_report(&e.lu, e.links, e.nlinks, rte_rdtsc(), rep))
+	if (df_linkuse_report(e.links, e.nlinks, e.routers, &e.run, emu_now(&e),
+			      rep))
 		goto out;
 	rc = 0;
 out:

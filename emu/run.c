@@ -34,7 +34,7 @@ static int measured_in(const struct dp_stats *s)
 
 /* Emulated time as the main lcore sees it: the slowest worker's clock
  * (every event due by then is handled). */
-static uint64_t emu_now(const struct emu *e)
+uint64_t emu_now(const struct emu *e)
 {
 	uint64_t t = UINT64_MAX;
 
@@ -427,7 +427,6 @@ static int turn(struct run *r)
 	df_capture_drain(e->cap);
 	wall = rte_rdtsc();
 	now = emu_now(e);
-	df_linkuse_tick(&e->lu, e->links, e->nlinks, now, run->m0, run->m1);
 	if (poll_changes(r, now))
 		return end_in(r, DF_RUN_PEER_LOST);
 	/* the next change, once this one is made: the workers go on */

@@ -10,7 +10,7 @@
 DFEMU=${1:?usage: test_exact.sh DFEMU [san]}
 . "$(dirname "$0")/tap.sh"
 # the sanitizer build also compares with the release build's digest
-if [ "${2:-}" = san ]; then tap_plan 20; else tap_plan 19; fi
+if [ "${2:-}" = san ]; then tap_plan 21; else tap_plan 20; fi
 TMP=$(mktemp -d)
 HOGS=""
 cleanup() {
@@ -68,6 +68,18 @@ same a w2 "2 workers give 1 worker's digest"
 same a w2paced "2 workers, paced, give it too"
 same a nohuge "--no-huge gives it too"
 same a scaled "time_scale 2 gives it too"
+# the links' use over the window (the report's "links") too: counted at
+# the window's emulated edges, not when the main lcore looked
+python3 - "$TMP" <<'PY'
+import json, sys
+d = sys.argv[1]
+runs = ["a", "paced", "w2", "w2paced", "nohuge", "scaled"]
+links = [json.load(open("%s/%s.json" % (d, n)))["links"] for n in runs]
+assert len(links[0]) == 180 and all(x["packets"] > 0 for x in links[0]), links[0][:2]
+for n, l in zip(runs[1:], links[1:]):
+    assert l == links[0], (n, [(x, y) for x, y in zip(links[0], l) if x != y][:2])
+PY
+ok $? "every run above gives the same per-link use of the window"
 
 # Each switching has its digest, the same on a rerun (docs/router.md,
 # "Switching"); the reference's 8-flit packets tell them apart.
