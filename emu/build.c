@@ -435,7 +435,8 @@ static int xlinks_add(struct emu *e, struct dp_lcore *lc, struct dp_port *p)
 
 		for (uint32_t j = 0; j < lc->nrouters; j++)
 			ports += lc->routers[j]->nports;
-		lc->xlinks = emu_arena_alloc(&e->mem, 2 * ports * sizeof(p->in));
+		lc->xlinks =
+			emu_arena_alloc(&e->mem, 2 * ports * sizeof(p->in));
 		if (lc->xlinks == NULL)
 			return oom(e, "links from other instances");
 	}
