@@ -144,19 +144,24 @@ static inline uint64_t dp_after(uint64_t due, uint64_t now)
 /*
  * Send, in the step at now: the packet starts at max(serializer free,
  * ready), where ready is the latest of its arrival and the credit that
- * let it go (the caller passes it); *start says when, *tail when its last
- * byte arrives at the far end. Returns its due time there: its tail's
- * arrival, or its head flit's on a cut-through link (docs/design.md,
- * "Time, links and credits").
+ * let it go (the caller passes it), and no earlier than lets it finish
+ * after in_tail, when its last byte came in here (0: it is all here; a
+ * faster output than input waits for it). *start says when it starts,
+ * *tail when its last byte arrives at the far end. Returns its due time
+ * there: its tail's arrival, or its head flit's on a cut-through link
+ * (docs/design.md, "Time, links and credits").
  */
 static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
-				      uint32_t len, uint64_t *start,
-				      uint64_t *tail, uint64_t now)
+				      uint32_t len, uint64_t in_tail,
+				      uint64_t *start, uint64_t *tail,
+				      uint64_t now)
 {
-	uint64_t due;
+	uint64_t ser = dp_link_ser(l, len), due;
 
+	if (in_tail > ready + ser)
+		ready = in_tail - ser;
 	*start = l->busy_until > ready ? l->busy_until : ready;
-	l->busy_until = *start + dp_link_ser(l, len);
+	l->busy_until = *start + ser;
 	l->tx_pkts++;
 	l->tx_bytes += len;
 	*tail = l->busy_until + l->lat_tsc;
@@ -164,18 +169,6 @@ static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
 		      ? *start + dp_link_ser(l, l->head_bytes) + l->lat_tsc
 		      : *tail;
 	return dp_after(due, now);
-}
-
-/* The earliest start on l of a packet of len bytes whose tail arrives
- * here at tail, given ready: its departure may not finish before its
- * last byte has come in (a faster output than input waits for it). */
-static inline uint64_t dp_link_not_before_tail(const struct dp_link *l,
-					       uint64_t ready, uint32_t len,
-					       uint64_t tail)
-{
-	uint64_t ser = dp_link_ser(l, len);
-
-	return tail > ready + ser ? tail - ser : ready;
 }
 
 /* Packet m onto l, due at the far end at due. -1 when the FIFO is full

@@ -228,11 +228,9 @@ static inline uint64_t link_send(struct dp_router *r, struct dp_port *op,
 
 	if (op->credit_t[v] > ready)
 		ready = op->credit_t[v];
-	ready = dp_link_not_before_tail(op->out, ready, m->pkt_len,
-					pk->tail_tsc);
 	op->credits[v] -= pk->flits;
-	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len, &start,
-				     &pk->tail_tsc, now);
+	pk->due_tsc = dp_link_depart(op->out, ready, m->pkt_len, pk->tail_tsc,
+				     &start, &pk->tail_tsc, now);
 	pk->vc = (uint8_t)v;
 	dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);
 	if (unlikely(dp_link_push(op->out, m, pk->due_tsc) != 0)) {

@@ -156,7 +156,7 @@ static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0,
 	uint64_t ready = t0 > p->credit_t[0] ? t0 : p->credit_t[0], start;
 
 	p->credits[0] -= pk->flits;
-	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len, &start,
+	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len, 0, &start,
 				     &pk->tail_tsc, now);
 	dp_cap_tap(t->lc, p->out, m, 0, 0, now);
 	if (unlikely(dp_link_push(p->out, m, pk->due_tsc) != 0)) {
