@@ -318,6 +318,11 @@ static const struct key_def keys[] = {
 	 "(ms, 0 = off)"},
 	{"run", "stall_ms", K_U32, OFF(watchdog_ms), 0, 3600000, NULL,
 	 "the same as watchdog_ms"},
+	{"run", "mbufs", K_U64, OFF(mbufs), 0, 1e9, NULL,
+	 "mbufs in the pool (0 = auto: enough for every buffer of the "
+	 "network to be full). Fewer make injections fail, counted as "
+	 "no_mbuf drops; with several workers, which ones fail depends on "
+	 "the host"},
 	{"run", "tsc_calibrate_ms", K_U32, OFF(tsc_calibrate_ms), 10, 10000,
 	 NULL, "TSC calibration against CLOCK_MONOTONIC_RAW (ms)"},
 	{"faults", "events", K_STR, OFF(fault_events), 0, 1024, NULL,

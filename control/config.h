@@ -260,6 +260,7 @@ struct df_config {
 	uint64_t quantum_ns;  /* the clocks' step; 0 = auto (df_quantum_ps) */
 	uint32_t watchdog_ms; /* a VC head still this long: stuck (0 = off) */
 	uint32_t tsc_calibrate_ms;
+	uint64_t mbufs; /* the mempool's size; 0 = auto (emu/sizing.c) */
 };
 
 /* Names for reports and messages. */

@@ -254,6 +254,8 @@ uint64_t df_hugepages_free(void);
 uint64_t df_emulate_mem_bytes(const struct df_plan *pl);
 /* Of which the dataplane state (links, queues, routers, terminals). */
 uint64_t df_emulate_state_bytes(const struct df_plan *pl);
+/* [run] mbufs against what the plan's ports hold: 0, or -1 with err. */
+int df_emulate_check_pool(const struct df_plan *pl, char *err, size_t len);
 
 /* A DPDK port (a terminal's, or one to another instance) configured with
  * one rx and one tx queue on pool, started, and promiscuous where its PMD

@@ -582,6 +582,11 @@ static int build_plan(struct df_plan *pl, const struct df_config *cfg)
 		fprintf(stderr, "dfemu: %s\n", err);
 		return -1;
 	}
+	if (df_emulate_check_pool(pl, err, sizeof(err))) {
+		fprintf(stderr, "dfemu: %s\n", err);
+		df_plan_free(pl);
+		return -1;
+	}
 	return 0;
 }
 

@@ -606,6 +606,15 @@ static void print_warnings(FILE *f, const struct df_config *c,
 			c->lateness_auto ? " (auto: one packet's time on the "
 					   "fastest link)"
 					 : "");
+	if (r->c.drops[DP_DROP_NO_MBUF] && r->nworkers > 1)
+		fprintf(f,
+			"  WARNING: the mempool ran out ([run] mbufs = %llu): "
+			"%llu injections failed. Which ones depended on the "
+			"host: the workers take and give back mbufs at their "
+			"own pace. The counts add up, but the digest is "
+			"reproducible on one worker only\n",
+			(unsigned long long)c->mbufs,
+			(unsigned long long)r->c.drops[DP_DROP_NO_MBUF]);
 	if (r->c.enq_fail || r->c.corrupt)
 		fprintf(f,
 			"  ERROR: %llu ring overflows, %llu corrupt frames "

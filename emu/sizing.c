@@ -69,19 +69,33 @@ static uint64_t oq_flits(const struct df_plan *pl, int c)
 	return (uint64_t)port_vcs(pl, c) * pl->cfg.output_buffer_flits;
 }
 
-static uint64_t pool_mbufs(const struct df_plan *pl)
+/* Terminals on DPDK ports. */
+static uint64_t port_terms(const struct df_plan *pl)
+{
+	uint64_t ports = 0;
+
+	for (uint32_t i = 0; i < pl->cfg.nbind; i++)
+		ports += pl->cfg.bind[i].hi - pl->cfg.bind[i].lo + 1;
+	return ports;
+}
+
+/* Mbufs the DPDK ports and the links to other instances hold whatever
+ * the traffic: each keeps its rx and tx descriptor rings (1024 each) and
+ * a burst filled. */
+static uint64_t port_mbufs(const struct df_plan *pl)
+{
+	return (port_terms(pl) + pl->cfg.ninst - 1) * (2 * 1024 + 64);
+}
+
+static uint64_t pool_auto(const struct df_plan *pl)
 {
 	const struct df_topo *t = &pl->topo;
 	uint32_t pkt_flits = (pl->cfg.packet_bytes + pl->cfg.flit_bytes - 1) /
 			     pl->cfg.flit_bytes;
 	uint64_t flits = 2ULL * t->nterms * buffer_total(pl, DF_LINK_TERMINAL);
-	uint64_t ports = 0;
 
-	/* port frames can be one flit each; each port keeps its rx and tx
-	 * descriptor rings (1024 each) and a burst filled */
-	for (uint32_t i = 0; i < pl->cfg.nbind; i++)
-		ports += pl->cfg.bind[i].hi - pl->cfg.bind[i].lo + 1;
-	if (ports)
+	/* port frames can be one flit each */
+	if (port_terms(pl))
 		pkt_flits = 1;
 
 	for (uint32_t i = 0; i < t->nrouters * t->nports; i++) {
@@ -91,8 +105,38 @@ static uint64_t pool_mbufs(const struct df_plan *pl)
 		if (t->ports[i].cls != DF_LINK_TERMINAL)
 			flits += buffer_total(pl, t->ports[i].cls);
 	}
-	return flits / pkt_flits + t->nterms * 2 + ports * (2 * 1024 + 64) +
+	/* plus the lcores' mempool caches and some slack */
+	return flits / pkt_flits + t->nterms * 2 + port_mbufs(pl) +
 	       (uint64_t)pl->nworkers * 512 + 1024;
+}
+
+/* The pool's size: auto, or [run] mbufs to exhaust it on purpose. */
+static uint64_t pool_mbufs(const struct df_plan *pl)
+{
+	return pl->cfg.mbufs ? pl->cfg.mbufs : pool_auto(pl);
+}
+
+/* Per-lcore cache: DPDK's default burst, but none in a pool set small on
+ * purpose, whose caches would hold a large share of it out of reach of
+ * the other lcores. */
+static unsigned pool_cache(uint64_t n)
+{
+	return n >= 64 * 256 ? 256 : 0;
+}
+
+int df_emulate_check_pool(const struct df_plan *pl, char *err, size_t len)
+{
+	uint64_t need = port_mbufs(pl);
+
+	if (pl->cfg.mbufs == 0 || need == 0 || pl->cfg.mbufs >= need + 1024)
+		return 0;
+	snprintf(err, len,
+		 "[run] mbufs = %llu: the DPDK ports and the links to other "
+		 "instances hold %llu mbufs in their descriptor rings; "
+		 "allowed: 0 (auto) or at least %llu",
+		 (unsigned long long)pl->cfg.mbufs, (unsigned long long)need,
+		 (unsigned long long)need + 1024);
+	return -1;
 }
 
 int emu_build_pool(struct emu *e)
@@ -105,7 +149,7 @@ int emu_build_pool(struct emu *e)
 	uint32_t room = mbuf_room(pl);
 
 	e->run.pool = rte_pktmbuf_pool_create(
-		name, (unsigned)n, 256, DP_PKT_PRIV_SIZE,
+		name, (unsigned)n, pool_cache(n), DP_PKT_PRIV_SIZE,
 		RTE_PKTMBUF_HEADROOM + room, rte_socket_id());
 	if (e->run.pool == NULL) {
 		snprintf(e->err, e->errlen,
