@@ -280,9 +280,16 @@ assert rows and set(rows[0]) >= {"elapsed_s", "offered", "accepted",
 assert all(int(r["lateness_p99_interval_ns"]) > 0 for r in rows[1:-1]), rows
 t = [float(r["elapsed_s"]) for r in rows]
 assert t == sorted(t) and len(t) >= 2, t
-assert all(0.05 < float(r["offered"]) < 0.2 for r in rows[:-1]), rows
+# Generation follows emulated time, so a row's offered load is the
+# Bernoulli sources' own: 0.0996-0.1005 over 35 rows of 10 runs with a
+# busy loop on each core (docs/testing.md). +-0.003 is 3x that range.
+# A row over less than 0.2 emulated s (a slow host's, or the last) is
+# noisier, and left out.
+full = [r for r, a, b in zip(rows[:-1], [0.0] + t, t) if b - a >= 0.2]
+assert full, rows
+assert all(abs(float(r["offered"]) - 0.1) < 0.003 for r in full), full
 PY
-ok $? "--stats-csv: one row a second, time increasing, offered load near 0.1"
+ok $? "--stats-csv: one row a second, time increasing, offered load 0.1 +- 0.003"
 
 # 8. dpdk-dumpcap on a terminal port of a running dfemu (--pdump needs
 # hugepages: tools/setup.sh reserves them)
