@@ -15,8 +15,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
-# the sanitizer build leaves out the runs that measure speed
-if [ "${2:-}" = san ]; then tap_plan 12; else tap_plan 19; fi
+tap_plan 19
 
 # rates BW: every link at BW Gb/s
 rates() {
@@ -289,5 +288,15 @@ assert all(a <= b + 1 for a, b in zip(busy, busy[1:])), f
 assert busy[-1] <= longest + 1, f
 PY
 	ok $? "dfemu-bench gaps: exit 0, floor within the longest gap, time lost a share, a busier worker's floor never lower"
+else
+	# these runs measure the host's speed, or ask it to keep real time
+	# at rates chosen for a release build: declared, not run
+	why="measures the host's speed; the sanitizer build's is not the product's"
+	for t in "VAL at 0.2 Gb/s against the 4x slower network" \
+		"VAL with time_scale = auto" "dfemu-bench capacity" \
+		"dfemu-bench capacity --rounds 2" "dfemu-bench sim" \
+		"dfemu-bench capacity without --config" "dfemu-bench gaps"; do
+		skip "$t" "$why"
+	done
 fi
 tap_done
