@@ -482,8 +482,20 @@ static void take_sync(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	if (m->data_len >=
 	    sizeof(struct rte_ether_hdr) + sizeof(*h) + sizeof(*sy)) {
 		uint64_t c = rte_be_to_cpu_64(sy->clock);
+		uint32_t n = rte_be_to_cpu_32(sy->ckpts);
 
 		p->cpu = (int32_t)rte_be_to_cpu_32(sy->cpu);
+		/* its checkpoints before its clock: a worker allowed on by
+		 * this clock finds them (worker.c, peer_ckpt) */
+		for (uint32_t k = 0; k < 2 && k < n; k++) {
+			struct dp_peer_ckpt *e =
+				&p->ckpt[(n - 1 - k) % DP_CKPTS];
+
+			e->gen = rte_be_to_cpu_64(sy->gen[k]);
+			e->in = rte_be_to_cpu_64(sy->in[k]);
+			__atomic_store_n(&e->n, (uint64_t)n - k,
+					 __ATOMIC_RELEASE);
+		}
 		if (c > p->clock)
 			__atomic_store_n(&p->clock, c, __ATOMIC_RELEASE);
 	} else {
@@ -510,6 +522,39 @@ static uint64_t local_clock(const struct dp_bridge *b, uint64_t now)
 			c = x;
 	}
 	return c;
+}
+
+/* The checkpoints every worker here has taken, read after their clocks
+ * (a worker takes a checkpoint before it moves its clock past it), and
+ * the measured counts at the last two, summed over the workers, into a
+ * SYNC. A worker is at most one checkpoint ahead of the slowest (each
+ * waits for all at the one before: worker.c, ckpt_take), so the ring
+ * still holds both. */
+static void sync_ckpts(const struct dp_bridge *b, struct dp_encap_sync *sy)
+{
+	const struct dp_run *run = b->run;
+	uint32_t n = UINT32_MAX;
+	uint64_t gen[2] = {0, 0}, in[2] = {0, 0};
+
+	for (uint32_t w = 0; w < run->nworkers; w++) {
+		uint32_t x =
+			__atomic_load_n(&run->lcs[w]->ckpt_n, __ATOMIC_ACQUIRE);
+		if (x < n)
+			n = x;
+	}
+	for (uint32_t w = 0; w < run->nworkers; w++)
+		for (uint32_t k = 0; k < 2 && k < n; k++) {
+			const struct dp_ckpt *c =
+				&run->lcs[w]->ckpt[(n - 1 - k) % DP_CKPTS];
+
+			gen[k] += c->gen;
+			in[k] += c->in;
+		}
+	sy->ckpts = rte_cpu_to_be_32(n);
+	for (uint32_t k = 0; k < 2; k++) {
+		sy->gen[k] = rte_cpu_to_be_64(gen[k]);
+		sy->in[k] = rte_cpu_to_be_64(in[k]);
+	}
 }
 
 /* Has everything the steps so far sent toward the peers left on the
@@ -554,7 +599,7 @@ static void send_sync(struct dp_bridge *b, uint64_t now)
 		sy = body;
 		sy->clock = rte_cpu_to_be_64(c);
 		sy->cpu = rte_cpu_to_be_32((uint32_t)b->cpu);
-		sy->pad = 0;
+		sync_ckpts(b, sy);
 		p->synced = c;
 		dp_bridge_send(b, peer, &m, 1);
 	}

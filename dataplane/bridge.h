@@ -43,6 +43,12 @@ struct dp_peer {
 	volatile uint64_t clock;
 	uint64_t synced;
 	volatile int32_t cpu; /* its bridge's CPU, as its SYNC says */
+	/* its measured counts at its last checkpoints, as its SYNCs said,
+	 * by checkpoint number mod DP_CKPTS (worker.c, ckpt_take) */
+	struct dp_peer_ckpt {
+		volatile uint64_t n; /* checkpoint number + 1 */
+		uint64_t gen, in;
+	} ckpt[4];
 	/* frames the port did not take yet (sent first next time) */
 	struct rte_mbuf *pend[2 * DP_BRIDGE_BURST];
 	uint32_t npend;

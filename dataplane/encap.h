@@ -29,7 +29,7 @@
 
 #define DP_ENCAP_ETHERTYPE 0x88B6      /* IEEE local experimental 2 */
 #define DP_ENCAP_MAGIC	   0x44465054U /* "DFPT" */
-#define DP_ENCAP_VERSION   5
+#define DP_ENCAP_VERSION   6
 #define DP_MAX_INSTANCES   8
 /* A SUMMARY entry's u64 words: the count and the set hash */
 #define DP_SUMMARY_WORDS 2
@@ -132,7 +132,13 @@ struct dp_encap_sync {
 	/* the CPU the sender's bridge runs on: a worker waiting for a
 	 * peer on its own CPU yields it (worker.c, wait) */
 	uint32_t cpu;
-	uint32_t pad;
+	/* [traffic] finish = keep: the checkpoints every worker of the
+	 * sender has taken, and its measured packets generated and in
+	 * (arrived or lost) at the last two of them, ckpts - 1 then
+	 * ckpts - 2 (worker.c, ckpt_take): the peers end generation at the
+	 * same checkpoint as one instance would */
+	uint32_t ckpts;
+	uint64_t gen[2], in[2];
 } __rte_packed;
 
 struct dp_encap_summary {

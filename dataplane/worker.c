@@ -203,6 +203,44 @@ static inline uint64_t ckpt_next(const struct dp_lcore *lc)
 }
 
 /*
+ * The other instances' measured counts at checkpoint j, added to *gen
+ * and *in. Their SYNCs carry their last two checkpoints. This worker
+ * runs its step at checkpoint j + 1 only once every live peer's clock is
+ * within a quantum of it, and no peer gets more than a quantum past this
+ * instance's clock; checkpoints are 16 quanta apart, so the SYNC that
+ * allowed the step carries checkpoint j. The wait below is a guard: it
+ * keeps the bridge going, and a peer lost meanwhile holds nothing up.
+ * Returns -1 once a peer is lost: the packets it took with it are
+ * counted by the main lcore, which then decides (emu/run.c,
+ * end_generation).
+ */
+static int peers_ckpt(struct dp_lcore *lc, uint32_t j, uint64_t *gen,
+		      uint64_t *in)
+{
+	int lost = 0;
+
+	const struct dp_bridge *b = lc->run->peers;
+
+	for (uint32_t i = 0; i < DP_MAX_INSTANCES; i++) {
+		const struct dp_peer *p = &b->peer[i];
+		const struct dp_peer_ckpt *e = &p->ckpt[j % DP_CKPTS];
+
+		if (!p->used)
+			continue;
+		while (__atomic_load_n(&e->n, __ATOMIC_ACQUIRE) != j + 1 &&
+		       !p->lost) {
+			if (lc->bridge != NULL)
+				dp_bridge_step(lc->bridge, lc->clock);
+			rte_pause();
+		}
+		lost |= p->lost;
+		*gen += e->gen;
+		*in += e->in;
+	}
+	return lost ? -1 : 0;
+}
+
+/*
  * [traffic] finish = keep: generation goes on after the window until
  * every measured packet is in ([DF] §4.2). Every worker notes its
  * measured counts at each checkpoint; at checkpoint j + 1 each reads
@@ -214,14 +252,19 @@ static inline uint64_t ckpt_next(const struct dp_lcore *lc)
 static void ckpt_take(struct dp_lcore *lc)
 {
 	const struct dp_run *run = lc->run;
-	uint32_t j = lc->ckpt_n++;
+	uint32_t j = lc->ckpt_n;
 	struct dp_ckpt *c = &lc->ckpt[j % DP_CKPTS];
 	uint64_t gen = 0, in = 0;
 
 	c->gen = lc->st.c.gen_measured;
 	c->in = lc->st.c.del_measured + lc->st.c.drops_measured;
 	__atomic_store_n(&c->n, (uint64_t)j + 1, __ATOMIC_RELEASE);
+	/* after the counts: the bridge sends them to the peers (bridge.c,
+	 * sync_ckpts) */
+	__atomic_store_n(&lc->ckpt_n, j + 1, __ATOMIC_RELEASE);
 	if (j == 0)
+		return;
+	if (run->peers != NULL && peers_ckpt(lc, j - 1, &gen, &in))
 		return;
 	for (uint32_t w = 0; w < run->nworkers; w++) {
 		const struct dp_ckpt *o =

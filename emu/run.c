@@ -195,6 +195,7 @@ struct run {
 	uint64_t wall0, last_wall;	    /* TSC */
 	int batch;
 	uint32_t lost_todo; /* peers lost whose links are not down yet */
+	uint32_t lost_any;  /* peers lost so far */
 	volatile enum df_run_phase phase; /* read by the telemetry thread */
 	struct dp_stats s, prev; /* the counters now, at the last status */
 };
@@ -286,12 +287,10 @@ static void start(struct run *r)
 	r->deadline = (r->batch ? r->t0 : run->m1) +
 		      ns_to_tsc(e->ehz, c->drain_timeout_ms * 1000000ULL);
 	/* [traffic] finish = stop ends generation with the window; keep
-	 * lets the workers decide (worker.c, ckpt_take), or the main lcore
-	 * over several instances (end_generation) */
+	 * lets the workers decide, over every instance's counts (worker.c,
+	 * ckpt_take) */
 	run->gen_end =
 		!r->batch && c->finish == DF_FINISH_STOP ? run->m1 : UINT64_MAX;
-	if (e->inst != NULL)
-		run->finish_keep = 0;
 	run->hold = r->deadline;
 	run->lcs = e->lc;
 	for (uint32_t w = 0; w < e->pl->nworkers; w++) {
@@ -347,6 +346,7 @@ static int poll_instances(struct run *r, uint64_t wall, uint64_t now, int *done)
 	if (emu_inst_poll(e->inst, &l, wall, r->rep, &newly))
 		return -1;
 	r->lost_todo |= newly;
+	r->lost_any |= newly;
 	if (r->lost_todo &&
 	    take_lost(e, r->ctl, &r->lost_todo, now, r->rep, r->log))
 		return -1;
@@ -371,10 +371,10 @@ static void end_generation(struct run *r, uint64_t now, int done)
 		return;
 	}
 	/* the workers end generation themselves, at an emulated instant
-	 * (worker.c); across instances the main lcore does, on the whole
-	 * network's counts */
-	if (e->inst != NULL && run->gen_end == UINT64_MAX && now >= run->m1 &&
-	    done)
+	 * (worker.c), several instances' too; but once an instance is lost
+	 * (not exact any more), the main lcore does, on the counts of the
+	 * network left and of what went to and came from the lost one */
+	if (r->lost_any && run->gen_end == UINT64_MAX && now >= run->m1 && done)
 		run->gen_end = now;
 	if (now >= run->m1 && all_stopped(e))
 		r->phase = DF_RUN_DRAIN;

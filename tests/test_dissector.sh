@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
-tap_plan 87
+tap_plan 90
 LUA=tools/dfemu.lua
 PCAP=$TMP/dfemu.pcap
 
@@ -42,8 +42,9 @@ fi
 #  9 bad magic
 # 10 DATA cut short in its body
 # 11 CHANGE: PREPARE table version 5, link r2.p5 down
-# 12 SYNC, i1->i0, clock 4000000000000 (1 s), CPU 3
-# 13 SYNC cut short in its body (4 of its 16 bytes)
+# 12 SYNC, i1->i0, clock 4000000000000 (1 s), CPU 3, 7 checkpoints
+#    (generated 900 and 850, in 880 and 800 at the last two)
+# 13 SYNC cut short in its body (4 of its 48 bytes)
 # 14 DATA of version 2 (the format before emulated ticks)
 python3 - "$PCAP" <<'PY'
 import struct, sys
@@ -55,7 +56,7 @@ def eth(ethertype, payload, pad=False):
         f += b"\0" * (60 - len(f))
     return f
 
-def hdr(typ, src, dst, seq, count=0, magic=0x44465054, version=5):
+def hdr(typ, src, dst, seq, count=0, magic=0x44465054, version=6):
     return struct.pack(">IBBBBIHH", magic, version, typ, src, dst, seq,
                        count, 0)
 
@@ -97,7 +98,8 @@ frames = [
     eth(0x88B6, hdr(1, 0, 1, 10) + b"\0" * 20),
     eth(0x88B6, hdr(7, 0, 1, 0) +
         struct.pack(">IBB2x64s", 5, 0, 1, b"r2.p5")),
-    eth(0x88B6, hdr(8, 1, 0, 21) + struct.pack(">QII", 4000000000000, 3, 0),
+    eth(0x88B6, hdr(8, 1, 0, 21) +
+        struct.pack(">QIIQQQQ", 4000000000000, 3, 7, 900, 850, 880, 800),
         pad=True),
     eth(0x88B6, hdr(8, 0, 1, 22) + struct.pack(">Q", 1)[:4]),
     eth(0x88B6, hdr(1, 0, 1, 11, version=2) +
@@ -139,7 +141,8 @@ dfemu.stats.msent dfemu.stats.mrecv dfemu.stats.lost_mask
 dfemu.stats.settled dfemu.stats.prepared dfemu.change.n dfemu.change.op
 dfemu.change.kind dfemu.change.arg
 dfemu.stats.gen_stopped dfemu.summary.first_term dfemu.summary.term
-dfemu.summary.cnt dfemu.summary.hash dfemu.sync.clock dfemu.sync.cpu dfemu.version
+dfemu.summary.cnt dfemu.summary.hash dfemu.sync.clock dfemu.sync.cpu
+dfemu.sync.ckpts dfemu.sync.gen dfemu.sync.in dfemu.version
 dfemu.malformed dfemu.version.unknown _ws.expert.group _ws.col.Info"
 E=""
 for f in $FIELDS; do E="$E -e $f"; done
@@ -188,7 +191,7 @@ is 1 dfemu.src_instance 0 "DATA: src_instance"
 is 1 dfemu.dst_instance 1 "DATA: dst_instance"
 is 1 dfemu.seq 7 "DATA: header seq"
 is 1 dfemu.data.link 123 "DATA: link"
-is 1 dfemu.version 5 "DATA: version 5"
+is 1 dfemu.version 6 "DATA: version 6"
 is 1 dfemu.data.due 6000000 "DATA: due (emulated ticks)"
 is 1 dfemu.data.tail 6014336 "DATA: tail (emulated ticks)"
 is 2 dfemu.data.tail 18446744073709551614 "DATA: tail above 2^63 is unsigned"
@@ -263,12 +266,15 @@ is 7 dfemu.summary.hash 0x0000000000001234,0xfedcba9876543210 "SUMMARY: set hash
 is 12 dfemu.seq 21 "SYNC: header seq"
 is 12 dfemu.sync.clock 4000000000000 "SYNC: clock (emulated ticks)"
 is 12 dfemu.sync.cpu 3 "SYNC: the sender's bridge's CPU"
+is 12 dfemu.sync.ckpts 7 "SYNC: checkpoints taken"
+is 12 dfemu.sync.gen 900,850 "SYNC: measured generated at the last two checkpoints"
+is 12 dfemu.sync.in 880,800 "SYNC: measured in at the last two checkpoints"
 is 12 _ws.col.Info "dfemu SYNC i1->i0 clock 4000000000000" \
 	"SYNC: Info column"
-is 12 _ws.expert.group "" "SYNC: padding raises no expert info"
+is 12 _ws.expert.group "" "SYNC: no expert info"
 is 12 dfemu.malformed "" "well-formed SYNC: not marked malformed"
 
-# Version 2 (due_ns/age_ns): not dissected as version 5, flagged unknown
+# Version 2 (due_ns/age_ns): not dissected as version 6, flagged unknown
 is 14 dfemu.version 2 "version 2: the version field"
 is 14 dfemu.version.unknown 1 "version 2: flagged as an unknown version"
 is 14 dfemu.data.due "" "version 2: no DATA body fields"
@@ -298,7 +304,7 @@ ok $? "no Lua error in tshark's output or stderr"
 grep -q '\[Malformed\] header needs 16 bytes, 10 left' "$TMP/v.txt" &&
 	grep -q '\[Malformed\] bad magic 0x12345678' "$TMP/v.txt" &&
 	grep -q '\[Malformed\] DATA body needs 54 bytes, 20 left' "$TMP/v.txt" &&
-	grep -q '\[Malformed\] SYNC body needs 16 bytes, 4 left' "$TMP/v.txt"
+	grep -q '\[Malformed\] SYNC body needs 48 bytes, 4 left' "$TMP/v.txt"
 ok $? "the tree has [Malformed] items for the 4 malformed frames"
 
 tap_done

@@ -150,10 +150,21 @@ assert dlv == sd, (dlv, sd)
 assert abs(lat - s["latency_ns"]["avg"]) < 1e-6 * lat, (lat, s["latency_ns"]["avg"])
 assert max(la["max"], lb["max"]) == s["latency_ns"]["max"]
 assert min(la["min"], lb["min"]) == s["latency_ns"]["min"]
+# finish = keep: the instances end generation at the checkpoint one
+# instance does (their SYNCs carry their counts), so every packet is
+# generated and delivered at the same emulated instant as in one
+d = [int(x["digest_deliveries"], 16) for x in (s, a, b)]
+print("# finish = keep: generated %d + %d (one instance %d); deliveries' "
+      "digests %016x + %016x = %016x (one instance %016x)"
+      % (a["packets"]["generated"], b["packets"]["generated"],
+         s["packets"]["generated"], d[1], d[2], (d[1] + d[2]) % 2**64, d[0]))
+assert a["packets"]["generated"] + b["packets"]["generated"] == \
+    s["packets"]["generated"]
+assert (d[1] + d[2]) % 2**64 == d[0]
 p = a["partition"]["peers"][0]["latency_ns"]
 assert 0 < p < 1e6, p
 PY
-ok $? "two instances against one: the same measured packets, latency average, minimum and maximum, whatever the host did; port latency measured (0-1 ms)"
+ok $? "two instances against one: the same measured packets, latency average, minimum and maximum, packets generated and deliveries' digest (finish = keep), whatever the host did; port latency measured (0-1 ms)"
 
 # finish = stop: generation ends with the window in both, so the two
 # instances deliver what one does, packet for packet and instant for

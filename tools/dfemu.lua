@@ -14,8 +14,9 @@
 --   DONE     no body
 --   SUMMARY  struct dp_encap_summary (4 bytes), then count x 2 u64
 --   CHANGE   struct dp_encap_change (72 bytes)
---   SYNC     struct dp_encap_sync (16 bytes: the sender's clock, its
---            bridge's CPU, padding)
+--   SYNC     struct dp_encap_sync (48 bytes: the sender's clock, its
+--            bridge's CPU, its checkpoints taken and its measured
+--            packets generated and in at the last two)
 --
 -- Usage, for one run:
 --   tshark -X lua_script:tools/dfemu.lua -r file.pcap
@@ -31,7 +32,7 @@
 
 local ETHERTYPE = 0x88B6
 local MAGIC = 0x44465054 -- "DFPT"
-local VERSION = 5
+local VERSION = 6
 local MAX_INSTANCES = 8
 
 local HDR_LEN = 16
@@ -42,7 +43,7 @@ local STATS_LEN = 8 * 8 + 6 * MAX_INSTANCES * 8 + 8
 local SUMMARY_LEN = 4
 local SUMMARY_ENTRY_LEN = 16
 local CHANGE_LEN = 72
-local SYNC_LEN = 16
+local SYNC_LEN = 48
 
 local T_DATA, T_CREDIT, T_HELLO, T_STATS, T_DONE, T_SUMMARY, T_CHANGE,
 	T_SYNC = 1, 2, 3, 4, 5, 6, 7, 8
@@ -176,7 +177,14 @@ field("change.arg", ProtoField.string, "Argument")
 field("sync.clock", ProtoField.uint64,
 	"Clock: sender has run up to (emulated ticks, 1/4 ns)", base.DEC)
 field("sync.cpu", ProtoField.uint32, "CPU of the sender's bridge", base.DEC)
-field("sync.pad", ProtoField.uint32, "Padding", base.HEX)
+field("sync.ckpts", ProtoField.uint32,
+	"Checkpoints every worker of the sender has taken", base.DEC)
+field("sync.gen", ProtoField.uint64,
+	"Measured packets generated at checkpoint ckpts - 1, then ckpts - 2",
+	base.DEC)
+field("sync.in", ProtoField.uint64,
+	"Measured packets in (arrived or lost) at checkpoint ckpts - 1, then ckpts - 2",
+	base.DEC)
 
 -- struct dp_encap_summary and its entries
 field("summary.first_term", ProtoField.uint32, "First terminal", base.DEC)
@@ -383,7 +391,11 @@ local function dissect_sync(tvb, pinfo, tree, info, off)
 	end
 	st:add(f["sync.clock"], tvb(off, 8))
 	st:add(f["sync.cpu"], tvb(off + 8, 4))
-	st:add(f["sync.pad"], tvb(off + 12, 4))
+	st:add(f["sync.ckpts"], tvb(off + 12, 4))
+	st:add(f["sync.gen"], tvb(off + 16, 8))
+	st:add(f["sync.gen"], tvb(off + 24, 8))
+	st:add(f["sync.in"], tvb(off + 32, 8))
+	st:add(f["sync.in"], tvb(off + 40, 8))
 	info = string.format("%s clock %s", info,
 		tostring(tvb(off, 8):uint64()))
 	return info, off + SYNC_LEN
