@@ -71,7 +71,7 @@ struct rte_mbuf *dp_bridge_frame(struct dp_bridge *b, uint32_t peer,
 
 struct rte_mbuf *dp_bridge_change(struct dp_bridge *b, uint32_t peer,
 				  enum dp_change_kind kind, uint32_t n,
-				  uint8_t op, const char *arg)
+				  uint8_t op, uint16_t event, const char *arg)
 {
 	struct dp_encap_change *ch;
 	void *body;
@@ -85,6 +85,7 @@ struct rte_mbuf *dp_bridge_change(struct dp_bridge *b, uint32_t peer,
 	ch->n = rte_cpu_to_be_32(n);
 	ch->op = op;
 	ch->kind = (uint8_t)kind;
+	ch->event = rte_cpu_to_be_16(event);
 	snprintf(ch->arg, sizeof(ch->arg), "%s", arg);
 	return m;
 }
@@ -220,7 +221,7 @@ static void commit(struct dp_bridge *b)
 		if (!b->peer[peer].used || b->peer[peer].lost)
 			continue;
 		m = dp_bridge_change(b, peer, DP_CHANGE_COMMIT, run->tb_commit,
-				     0, "");
+				     0, 0, "");
 		if (m == NULL)
 			return; /* no mbuf now: the next sweep */
 		dp_bridge_send(b, peer, &m, 1);

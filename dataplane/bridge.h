@@ -106,10 +106,11 @@ struct rte_mbuf *dp_bridge_frame(struct dp_bridge *b, uint32_t peer,
 				 uint16_t count, void **body);
 
 /* A CHANGE frame to peer (struct dp_encap_change: kind, table version
- * or load change number n, operation, argument); NULL if no mbuf. */
+ * or load change number n, operation, [faults] event, argument); NULL if
+ * no mbuf. */
 struct rte_mbuf *dp_bridge_change(struct dp_bridge *b, uint32_t peer,
 				  enum dp_change_kind kind, uint32_t n,
-				  uint8_t op, const char *arg);
+				  uint8_t op, uint16_t event, const char *arg);
 
 /* The dfemu header of a frame, or NULL if it is not one for us (the
  * outer Ethernet checked, the frame long enough for the header). */

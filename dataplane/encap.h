@@ -114,13 +114,17 @@ enum dp_change_kind {
 	DP_CHANGE_PREPARE = 1,
 	DP_CHANGE_COMMIT = 2,
 	DP_CHANGE_LOAD = 3,
+	DP_CHANGE_DEFER = 4, /* event waits for the change before to settle */
 };
 
 struct dp_encap_change {
 	uint32_t n;
 	uint8_t op;
 	uint8_t kind;
-	uint8_t pad[2];
+	/* a [faults] event made at its due time (its index + 1), where
+	 * every instance holds its workers until it is made; or deferred
+	 * (DEFER); 0: a telemetry command, or an event made late */
+	uint16_t event;
 	char arg[64];
 } __rte_packed;
 

@@ -269,6 +269,7 @@ static void make(struct emu_ctl *c, struct df_tables *nt, enum df_fault_op op,
 	c->staged.r = r;
 	c->staged.port = port;
 	c->staged.nt = nt;
+	c->staged.event = c->cur_event;
 	snprintf(c->staged.msg, sizeof(c->staged.msg), "%s", msg);
 	__atomic_store_n(&c->run->tb_next, nt, __ATOMIC_RELEASE);
 	snprintf(msg, n,
@@ -290,6 +291,9 @@ void ctl_staged_made(struct emu_ctl *c, uint64_t now)
 		 c->staged.version, (double)(c->staged.at - c->t0) / c->hz);
 	ctl_add_log(c, now, 1, c->staged.what, c->staged.msg);
 	c->staged.on = 0;
+	/* an event's change made at its due time: the workers go on */
+	if (c->staged.event > c->resolved)
+		c->resolved = c->staged.event;
 }
 
 /* OFAR: room for one more escape ring (kept to the end of the run, as
@@ -503,13 +507,14 @@ int ctl_apply(struct emu_ctl *c, enum df_fault_op op, const char *arg,
 	else
 		ctl_add_log(c, now, rc == 0, what, msg);
 	if (rc == 0 && c->role == ROLE_LEADER && c->nann < MAX_ANNOUNCE) {
-		c->ann[c->nann].kind = op == DF_FAULT_LOAD ? DP_CHANGE_LOAD
-							   : DP_CHANGE_PREPARE;
-		c->ann[c->nann].n =
-			op == DF_FAULT_LOAD ? ++c->nloads : c->staged.version;
-		c->ann[c->nann].op = op;
-		snprintf(c->ann[c->nann].arg, sizeof(c->ann[0].arg), "%s", arg);
-		c->nann++;
+		struct emu_change *a = &c->ann[c->nann++];
+
+		a->kind = op == DF_FAULT_LOAD ? DP_CHANGE_LOAD
+					      : DP_CHANGE_PREPARE;
+		a->n = op == DF_FAULT_LOAD ? ++c->nloads : c->staged.version;
+		a->op = op;
+		a->event = c->cur_event;
+		snprintf(a->arg, sizeof(a->arg), "%s", arg);
 	}
 	return rc;
 }

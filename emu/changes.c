@@ -59,39 +59,66 @@ int emu_ctl_settling(const struct emu_ctl *c)
 	return c != NULL && c->settling != 0;
 }
 
-int emu_ctl_announced(struct emu_ctl *c, int *kind, uint32_t *v, int *op,
-		      char *arg, size_t n)
+int emu_ctl_announced(struct emu_ctl *c, struct emu_change *ch)
 {
 	if (c == NULL || c->nann == 0)
 		return 0;
-	*kind = c->ann[0].kind;
-	*v = c->ann[0].n;
-	*op = (int)c->ann[0].op;
-	snprintf(arg, n, "%s", c->ann[0].arg);
+	*ch = c->ann[0];
 	memmove(&c->ann[0], &c->ann[1], --c->nann * sizeof(c->ann[0]));
 	return 1;
 }
 
-int emu_ctl_follow(struct emu_ctl *c, int kind, uint32_t v, int op,
-		   const char *arg, uint64_t now, char *msg, size_t n)
+/* When scheduled event i is due, in emulated ticks. */
+static uint64_t event_due(const struct emu_ctl *c, uint32_t i)
 {
+	return c->t0 + (uint64_t)(c->pl->events[i].t_ms * c->hz / 1e3);
+}
+
+int emu_ctl_may_follow(const struct emu_ctl *c, const struct emu_change *ch,
+		       uint64_t now)
+{
+	if (c == NULL || ch->event == 0 || ch->kind == DP_CHANGE_DEFER ||
+	    ch->event > c->pl->nevents)
+		return 1;
+	return now >= dp_step_at(c->run, event_due(c, ch->event - 1));
+}
+
+int emu_ctl_follow(struct emu_ctl *c, const struct emu_change *ch, uint64_t now,
+		   char *msg, size_t n)
+{
+	int rc;
+
 	if (c == NULL) {
 		snprintf(msg, n, "no run control (out of memory)");
 		return -1;
 	}
-	if (op < DF_FAULT_DOWN || op > DF_FAULT_UNDRAIN ||
-	    (kind == DP_CHANGE_LOAD) != (op == DF_FAULT_LOAD)) {
-		snprintf(msg, n, "unknown change %d (kind %d)", op, kind);
+	if (ch->kind == DP_CHANGE_DEFER) {
+		/* instance 0 makes that event later: go on past it */
+		if (ch->event > c->resolved)
+			c->resolved = ch->event;
+		return 0;
+	}
+	if (ch->op < DF_FAULT_DOWN || ch->op > DF_FAULT_UNDRAIN ||
+	    (ch->kind == DP_CHANGE_LOAD) != (ch->op == DF_FAULT_LOAD)) {
+		snprintf(msg, n, "unknown change %d (kind %d)", ch->op,
+			 ch->kind);
 		return -1;
 	}
-	if (kind == DP_CHANGE_PREPARE && v != c->run->tb_version + 1) {
+	/* a scheduled load change is made here at its due time, from the
+	 * schedule every instance has (emu_ctl_poll) */
+	if (ch->kind == DP_CHANGE_LOAD && ch->event != 0)
+		return 0;
+	if (ch->kind == DP_CHANGE_PREPARE && ch->n != c->run->tb_version + 1) {
 		snprintf(msg, n,
 			 "table version %u announced, this instance is at "
 			 "version %u",
-			 v, c->run->tb_version);
+			 ch->n, c->run->tb_version);
 		return -1;
 	}
-	return ctl_apply(c, (enum df_fault_op)op, arg, now, msg, n) ? -1 : 0;
+	c->cur_event = ch->event;
+	rc = ctl_apply(c, (enum df_fault_op)ch->op, ch->arg, now, msg, n);
+	c->cur_event = 0;
+	return rc ? -1 : 0;
 }
 
 uint32_t emu_ctl_staged(const struct emu_ctl *c)
@@ -177,31 +204,76 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 	return c;
 }
 
-/* When scheduled event i is due, in emulated ticks. */
-static uint64_t event_due(const struct emu_ctl *c, uint32_t i)
-{
-	return c->t0 + (uint64_t)(c->pl->events[i].t_ms * c->hz / 1e3);
-}
-
 uint64_t emu_ctl_next_due(const struct emu_ctl *c)
 {
 	const struct df_fault_event *ev;
 
-	if (c == NULL || c->role == ROLE_FOLLOWER ||
-	    c->next_event >= c->pl->nevents)
+	if (c == NULL)
+		return UINT64_MAX;
+	/* partitioned: a change made at its event's due time holds the
+	 * workers there until it is made here (the bridge switched) */
+	if (c->staged.on)
+		return c->staged.event ? event_due(c, c->staged.event - 1)
+				       : UINT64_MAX;
+	if (c->next_event >= c->pl->nevents)
 		return UINT64_MAX;
 	ev = &c->pl->events[c->next_event];
 	/* one that waits for the change before to settle is made when it
-	 * has (the workers must go on for that), not at its time */
-	if (ev->op != DF_FAULT_LOAD &&
-	    (c->settling || !c->peers_settled || c->staged.on))
+	 * has (the workers must go on for that), not at its time; the
+	 * other instances hold there until instance 0 says which */
+	if (c->role != ROLE_FOLLOWER && ev->op != DF_FAULT_LOAD &&
+	    (c->settling || !c->peers_settled))
 		return UINT64_MAX;
 	return event_due(c, c->next_event);
+}
+
+/* The others: scheduled events due by now. A load change is made here,
+ * at its time; a link change or drain instance 0 makes (or defers), and
+ * this instance holds at its time until it has. */
+static void follow_due(struct emu_ctl *c, uint64_t now)
+{
+	char msg[320];
+
+	while (c->next_event < c->pl->nevents) {
+		const struct df_fault_event *ev = &c->pl->events[c->next_event];
+
+		if (now < event_due(c, c->next_event))
+			break;
+		if (ev->op == DF_FAULT_LOAD) {
+			char arg[32];
+
+			snprintf(arg, sizeof(arg), "%g", ev->load);
+			c->cur_event = c->next_event + 1;
+			ctl_apply(c, ev->op, arg, now, msg, sizeof(msg));
+			c->cur_event = 0;
+		} else if (c->resolved <= c->next_event) {
+			break;
+		}
+		c->next_event++;
+	}
+}
+
+/* Instance 0 defers event next_event (the change before must settle):
+ * the others, held at its time, are told to go on. */
+static void defer_event(struct emu_ctl *c)
+{
+	if (c->role == ROLE_LEADER && !c->defer_told &&
+	    c->nann < MAX_ANNOUNCE) {
+		struct emu_change *a = &c->ann[c->nann++];
+
+		memset(a, 0, sizeof(*a));
+		a->kind = DP_CHANGE_DEFER;
+		a->op = c->pl->events[c->next_event].op;
+		a->event = c->next_event + 1;
+		c->defer_told = 1;
+	}
+	c->deferred = 1;
 }
 
 void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
 {
 	char msg[320];
+	int rc;
 
 	if (c == NULL)
 		return;
@@ -215,24 +287,32 @@ void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
 		char arg[64];
 		if (now < due)
 			break;
-		if (c->role == ROLE_FOLLOWER)
-			break; /* instance 0 makes them, and says so */
+		if (c->role == ROLE_FOLLOWER) {
+			follow_due(c, now);
+			break;
+		}
 		/* a scheduled link change waits for the one before to
 		 * settle, in every instance (a telemetry command is refused
 		 * instead) */
 		if (ev->op != DF_FAULT_LOAD &&
 		    (c->settling || !c->peers_settled || c->staged.on)) {
-			c->deferred = 1;
+			defer_event(c);
 			break;
 		}
+		/* made late if the workers went past its time (they were
+		 * not held there while the change before settled) */
+		if (ev->op != DF_FAULT_LOAD && now > dp_step_at(c->run, due))
+			defer_event(c);
 		if (ev->op == DF_FAULT_LOAD)
 			snprintf(arg, sizeof(arg), "%g", ev->load);
 		else if (ev->op == DF_FAULT_DRAIN || ev->op == DF_FAULT_UNDRAIN)
 			snprintf(arg, sizeof(arg), "%u", ev->r);
 		else
 			snprintf(arg, sizeof(arg), "r%u.p%u", ev->r, ev->port);
-		if (ctl_apply(c, ev->op, arg, now, msg, sizeof(msg)) == 0 &&
-		    c->deferred) {
+		c->cur_event = c->deferred ? 0 : c->next_event + 1;
+		rc = ctl_apply(c, ev->op, arg, now, msg, sizeof(msg));
+		c->cur_event = 0;
+		if (rc == 0 && c->deferred) {
 			/* its log entry: made now, or once made in every
 			 * instance (the staged one) */
 			char *m = c->staged.on ? c->staged.msg
@@ -250,6 +330,7 @@ void emu_ctl_poll(struct emu_ctl *c, uint64_t now)
 			pthread_mutex_unlock(&active_lock);
 		}
 		c->deferred = 0;
+		c->defer_told = 0;
 		c->next_event++;
 	}
 	if (c->req_state == 1 && c->role == ROLE_FOLLOWER) {

@@ -55,16 +55,27 @@ int emu_ctl_settling(const struct emu_ctl *c);
 uint32_t emu_ctl_staged(const struct emu_ctl *c);
 /* The last table version prepared here (in use or not). */
 uint32_t emu_ctl_prepared(const struct emu_ctl *c);
-/* Instance 0: the next change to announce (kind: DP_CHANGE_PREPARE with
- * its table version, or DP_CHANGE_LOAD with its number), operation and
- * argument: 1, or 0 if none. */
-int emu_ctl_announced(struct emu_ctl *c, int *kind, uint32_t *v, int *op,
-		      char *arg, size_t n);
+/* A change instance 0 announces (dataplane/encap.h struct
+ * dp_encap_change, decoded). */
+struct emu_change {
+	int kind;	/* DP_CHANGE_PREPARE, _LOAD or _DEFER */
+	uint32_t n;	/* PREPARE: table version; LOAD: its number */
+	int op;		/* enum df_fault_op */
+	uint32_t event; /* [faults] event index + 1, made at its due time
+			 * (PREPARE, LOAD) or deferred (DEFER); 0: none */
+	char arg[64];	/* rR.pP, R or a load */
+};
+/* Instance 0: the next change to announce into *ch: 1, or 0 if none. */
+int emu_ctl_announced(struct emu_ctl *c, struct emu_change *ch);
+/* The others: may they take change ch now? One that instance 0 made at
+ * an event's due time waits until this instance is held there too. */
+int emu_ctl_may_follow(const struct emu_ctl *c, const struct emu_change *ch,
+		       uint64_t now);
 /* The others: prepare (or for a load, make) a change instance 0
  * announced. Returns 0, or -1 with the reason in msg (the instances
  * would then differ). */
-int emu_ctl_follow(struct emu_ctl *c, int kind, uint32_t v, int op,
-		   const char *arg, uint64_t now, char *msg, size_t n);
+int emu_ctl_follow(struct emu_ctl *c, const struct emu_change *ch, uint64_t now,
+		   char *msg, size_t n);
 /* After the workers stopped: the log into the report, everything freed. */
 void emu_ctl_finish(struct emu_ctl *c, struct df_report *rep);
 

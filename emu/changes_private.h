@@ -31,6 +31,13 @@ struct emu_ctl {
 	uint64_t t0;
 	uint32_t next_event;
 	int deferred; /* the next event waits for a change to settle */
+	/* partitioned: the event whose change is being made at its due
+	 * time (index + 1; 0: none, or made late), which every instance
+	 * makes there; instance 0: the next event's deferral announced;
+	 * the others: the link events instance 0 has made or deferred */
+	uint32_t cur_event;
+	int defer_told;
+	uint32_t resolved;
 	/* link failures: possible (why_not == NULL) and their state */
 	const char *why_not;
 	int faults_ready;
@@ -49,12 +56,7 @@ struct emu_ctl {
 	uint32_t nchanges, nsettled, nloads;
 	int counted; /* the change settling now is one of nchanges */
 	int peers_settled;
-	struct {
-		int kind; /* DP_CHANGE_PREPARE or _LOAD */
-		uint32_t n;
-		enum df_fault_op op;
-		char arg[64];
-	} ann[MAX_ANNOUNCE];
+	struct emu_change ann[MAX_ANNOUNCE];
 	uint32_t nann;
 	/* a partitioned run's table change, prepared (run->tb_next) and made
 	 * here once the bridge switches to it: what to do then */
@@ -64,7 +66,8 @@ struct emu_ctl {
 		enum df_fault_op op;
 		uint32_t r, port;
 		struct df_tables *nt;
-		uint64_t at; /* prepared */
+		uint64_t at;	/* prepared */
+		uint32_t event; /* cur_event when prepared */
 		char what[48], msg[320];
 	} staged;
 	/* settling after a link change (faults.h): queue tails to pass,

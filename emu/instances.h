@@ -16,6 +16,7 @@
 
 #include <rte_mempool.h>
 
+#include "changes.h"
 #include "emu.h"
 #include "stats.h"
 #include "worker.h"
@@ -60,11 +61,11 @@ int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
  * bridge: worker.h tb_commit). A table change waits until the one before
  * has settled in every instance (STATS again).
  */
-void emu_inst_announce(struct emu_inst *x, int kind, uint32_t n, int op,
-		       const char *arg);
-/* The next change announced and not taken yet: 1, or 0 if none. */
-int emu_inst_next_change(struct emu_inst *x, int *kind, uint32_t *v, int *op,
-			 char *arg, size_t n);
+void emu_inst_announce(struct emu_inst *x, const struct emu_change *ch);
+/* The next change announced and not taken yet, into *ch: 1, or 0 if
+ * none; emu_inst_change_taken() takes it. */
+int emu_inst_next_change(const struct emu_inst *x, struct emu_change *ch);
+void emu_inst_change_taken(struct emu_inst *x);
 /* Has every peer left seen n table changes settle? */
 int emu_inst_settled(const struct emu_inst *x, uint32_t n);
 /* Has every peer left prepared table version v? */

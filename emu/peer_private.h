@@ -61,11 +61,7 @@ struct emu_inst {
 	uint32_t newly_lost; /* peers taken as lost since the last poll */
 	/* changes instance 0 announced, not yet made here (a ring of
 	 * CHANGES_KEPT), and the number the next one must have */
-	struct {
-		uint8_t kind, op;
-		uint32_t n;
-		char arg[64];
-	} chq[CHANGES_KEPT];
+	struct emu_change chq[CHANGES_KEPT];
 	uint32_t chq_head, chq_tail;
 	uint64_t last_poll, resumed; /* the main lcore's own last turns */
 	int excluded_by; /* a peer that took this instance as lost, or -1 */

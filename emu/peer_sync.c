@@ -139,6 +139,7 @@ static void take_ctl(struct emu_inst *x, struct rte_mbuf *m, uint64_t now)
 		x->chq[k].kind = ch->kind;
 		x->chq[k].op = ch->op;
 		x->chq[k].n = rte_be_to_cpu_32(ch->n);
+		x->chq[k].event = rte_be_to_cpu_16(ch->event);
 		snprintf(x->chq[k].arg, sizeof(x->chq[0].arg), "%.*s",
 			 (int)sizeof(ch->arg), ch->arg);
 		x->chq_tail++;
@@ -234,32 +235,30 @@ int emu_inst_poll(struct emu_inst *x, const struct emu_inst_local *l,
 	return 0;
 }
 
-void emu_inst_announce(struct emu_inst *x, int kind, uint32_t n, int op,
-		       const char *arg)
+void emu_inst_announce(struct emu_inst *x, const struct emu_change *ch)
 {
 	const struct df_config *c = &x->pl->cfg;
 
 	for (uint32_t j = 0; j < c->ninst; j++)
 		if (j != c->instance && !x->ps[j].lost)
-			inst_send_ctl(
-				x, dp_bridge_change(&x->b, j,
-						    (enum dp_change_kind)kind,
-						    n, (uint8_t)op, arg));
+			inst_send_ctl(x, dp_bridge_change(
+						 &x->b, j,
+						 (enum dp_change_kind)ch->kind,
+						 ch->n, (uint8_t)ch->op,
+						 (uint16_t)ch->event, ch->arg));
 }
 
-int emu_inst_next_change(struct emu_inst *x, int *kind, uint32_t *v, int *op,
-			 char *arg, size_t n)
+int emu_inst_next_change(const struct emu_inst *x, struct emu_change *ch)
 {
-	uint32_t k = x->chq_head % CHANGES_KEPT;
-
 	if (x->chq_head == x->chq_tail)
 		return 0;
-	*kind = x->chq[k].kind;
-	*v = x->chq[k].n;
-	*op = x->chq[k].op;
-	snprintf(arg, n, "%s", x->chq[k].arg);
-	x->chq_head++;
+	*ch = x->chq[x->chq_head % CHANGES_KEPT];
 	return 1;
+}
+
+void emu_inst_change_taken(struct emu_inst *x)
+{
+	x->chq_head++;
 }
 
 int emu_inst_prepared(const struct emu_inst *x, uint32_t v)

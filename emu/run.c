@@ -16,6 +16,7 @@
 #include "changes.h"
 #include "emu_capture.h"
 #include "emu_int.h"
+#include "encap.h"
 #include "instances.h"
 #include "telemetry.h"
 
@@ -152,15 +153,14 @@ static int take_lost(struct emu *e, struct emu_ctl *ctl, uint32_t *todo,
 static int changes_across(struct emu *e, struct emu_ctl *ctl, int announce,
 			  uint64_t now, struct df_report *rep)
 {
-	char arg[64], msg[320];
-	uint32_t v, staged = emu_ctl_staged(ctl);
-	int kind, op;
+	char msg[320];
+	uint32_t staged = emu_ctl_staged(ctl);
+	struct emu_change ch;
 
 	if (e->pl->cfg.instance == 0) {
 		if (announce) {
-			while (emu_ctl_announced(ctl, &kind, &v, &op, arg,
-						 sizeof(arg)))
-				emu_inst_announce(e->inst, kind, v, op, arg);
+			while (emu_ctl_announced(ctl, &ch))
+				emu_inst_announce(e->inst, &ch);
 			return 0;
 		}
 		emu_ctl_peers_settled(
@@ -169,10 +169,17 @@ static int changes_across(struct emu *e, struct emu_ctl *ctl, int announce,
 			e->run.tb_commit = staged; /* the bridge sends it */
 		return 0;
 	}
-	while (!announce && !emu_ctl_settling(ctl) && !emu_ctl_staged(ctl) &&
-	       emu_inst_next_change(e->inst, &kind, &v, &op, arg, sizeof(arg)))
-		if (emu_ctl_follow(ctl, kind, v, op, arg, now, msg,
-				   sizeof(msg))) {
+	/* in order; a deferral at once (this instance may be held at the
+	 * event's time while it settles the change before); a change
+	 * instance 0 made at an event's due time once this instance is held
+	 * there too */
+	while (!announce && emu_inst_next_change(e->inst, &ch)) {
+		if (ch.kind != DP_CHANGE_DEFER &&
+		    (emu_ctl_settling(ctl) || emu_ctl_staged(ctl) ||
+		     !emu_ctl_may_follow(ctl, &ch, now)))
+			break;
+		emu_inst_change_taken(e->inst);
+		if (emu_ctl_follow(ctl, &ch, now, msg, sizeof(msg))) {
 			snprintf(rep->part.lost_peer,
 				 sizeof(rep->part.lost_peer),
 				 "instance 0's change could not be made here: "
@@ -180,6 +187,7 @@ static int changes_across(struct emu *e, struct emu_ctl *ctl, int announce,
 				 msg);
 			return -1;
 		}
+	}
 	return 0;
 }
 

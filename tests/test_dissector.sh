@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
-tap_plan 90
+tap_plan 91
 LUA=tools/dfemu.lua
 PCAP=$TMP/dfemu.pcap
 
@@ -41,7 +41,7 @@ fi
 #  8 truncated: 10 of the 16 header bytes
 #  9 bad magic
 # 10 DATA cut short in its body
-# 11 CHANGE: PREPARE table version 5, link r2.p5 down
+# 11 CHANGE: PREPARE table version 5, link r2.p5 down, [faults] event 3
 # 12 SYNC, i1->i0, clock 4000000000000 (1 s), CPU 3, 7 checkpoints
 #    (generated 900 and 850, in 880 and 800 at the last two)
 # 13 SYNC cut short in its body (4 of its 48 bytes)
@@ -97,7 +97,7 @@ frames = [
     eth(0x88B6, hdr(2, 0, 1, 4, magic=0x12345678) + b"\0" * 16, pad=True),
     eth(0x88B6, hdr(1, 0, 1, 10) + b"\0" * 20),
     eth(0x88B6, hdr(7, 0, 1, 0) +
-        struct.pack(">IBB2x64s", 5, 0, 1, b"r2.p5")),
+        struct.pack(">IBBH64s", 5, 0, 1, 3, b"r2.p5")),
     eth(0x88B6, hdr(8, 1, 0, 21) +
         struct.pack(">QIIQQQQ", 4000000000000, 3, 7, 900, 850, 880, 800),
         pad=True),
@@ -139,7 +139,7 @@ dfemu.hello.now_ns dfemu.hello.heard dfemu.stats.injected
 dfemu.stats.delivered dfemu.stats.sent dfemu.stats.crecv
 dfemu.stats.msent dfemu.stats.mrecv dfemu.stats.lost_mask
 dfemu.stats.settled dfemu.stats.prepared dfemu.change.n dfemu.change.op
-dfemu.change.kind dfemu.change.arg
+dfemu.change.kind dfemu.change.event dfemu.change.arg
 dfemu.stats.gen_stopped dfemu.summary.first_term dfemu.summary.term
 dfemu.summary.cnt dfemu.summary.hash dfemu.sync.clock dfemu.sync.cpu
 dfemu.sync.ckpts dfemu.sync.gen dfemu.sync.in dfemu.version
@@ -246,6 +246,7 @@ is 5 dfemu.stats.prepared 6 "STATS: prepared"
 is 11 dfemu.change.n 5 "CHANGE: n"
 is 11 dfemu.change.op 0 "CHANGE: op"
 is 11 dfemu.change.kind 1 "CHANGE: kind"
+is 11 dfemu.change.event 3 "CHANGE: the [faults] event made at its due time"
 is 11 dfemu.change.arg r2.p5 "CHANGE: arg (a NUL-padded string)"
 is 11 _ws.col.Info "dfemu CHANGE i0->i1 PREPARE #5 down r2.p5" "CHANGE: Info column"
 get 5 _ws.col.Info | grep -q 'lost 0x04'

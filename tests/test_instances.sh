@@ -326,18 +326,24 @@ ok $? "instance 1 stopped past the timeout, then continued: instance 0 went on w
 # 5. link failures and drains across instances: instance 0 makes the
 # [faults] events, each once the last has settled everywhere, and tells
 # instance 1, which makes them too. r2.p5 is a global link between the
-# two, r20.p2 a local link in instance 1, router 25 in instance 1.
+# two, r20.p2 a local link in instance 1, router 25 in instance 1. Both
+# hold their workers at each event's time until it is made in both, so
+# the changes are made at the same emulated instants as in one instance,
+# and the two deliver what one does (their digests add up to its).
 EV="300:down:r2.p5,500:down:r20.p2,800:up:r2.p5,1000:up:r20.p2"
 EV="$EV,1100:drain:25,1300:undrain:25"
+CH="--set traffic.measure_ms=1500 --set routing.algorithm=ugal-l
+	--set faults.events=$EV"
 # shellcheck disable=SC2086
-# (each change takes its check, about 50 ms here and 250 ms in the
-# sanitizer build, in both instances: a 3 s window holds the six)
-pair changes 0 $RUN $PEERS --set traffic.measure_ms=3000 \
-	--set routing.algorithm=ugal-l --set faults.events=$EV
-[ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && accounted changes &&
-	python3 - "$TMP/changes-0.json" "$TMP/changes-1.json" <<'PY'
+pair changes 0 $RUN $PEERS $CH
+# shellcheck disable=SC2086
+"$DFEMU" --config configs/reference.ini $RUN $CH --set run.pace=none \
+	--json "$TMP/changes1.json" $EAL0 >"$TMP/changes1.log" 2>&1 &&
+	[ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ] && accounted changes &&
+	python3 - "$TMP/changes-0.json" "$TMP/changes-1.json" \
+		"$TMP/changes1.json" <<'PY'
 import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
+a, b, s = (json.load(open(f)) for f in sys.argv[1:4])
 ca = [c for c in a["changes"] if c["what"] != "settled"]
 cb = [c for c in b["changes"] if c["what"] != "settled"]
 print("# instance 0 made: %s" % ", ".join(
@@ -355,8 +361,19 @@ for x, y in zip(ca, cb):
 # each settled in both before the next (6 settle entries each)
 for r in (a, b):
     assert sum(c["what"] == "settled" for c in r["changes"]) == 6
+# at their times (the first step from each, a quantum of 2.56 us on),
+# the same in both and in one instance
+cs = [c for c in s["changes"] if c["what"] != "settled"]
+due = [0.3, 0.5, 0.8, 1.0, 1.1, 1.3]
+t = [[c["t_s"] for c in cc] for cc in (ca, cb, cs)]
+assert t[0] == t[1] == t[2], t
+assert all(0 <= x - d < 2.6e-6 for x, d in zip(t[0], due)), t
+d = [int(x["digest_deliveries"], 16) for x in (s, a, b)]
+print("# deliveries' digests with the changes: one instance %016x, two "
+      "%016x" % (d[0], (d[1] + d[2]) % 2**64))
+assert (d[1] + d[2]) % 2**64 == d[0]
 PY
-ok $? "[faults] events with a partition: instance 0 makes each once the last has settled in both, instance 1 makes the same changes in the same order with the same tables, both complete, accounted"
+ok $? "[faults] events with a partition: instance 0 makes each once the last has settled in both, instance 1 makes the same changes in the same order with the same tables, both at each event's time as one instance does, their digests adding up to its; both complete, accounted"
 
 # telemetry commands: made on instance 0 and announced, refused on the
 # others (each dpdk-telemetry.py call takes most of a second here: a long

@@ -63,7 +63,8 @@ local type_names = {
 local change_ops = {
 	[0] = "down", [1] = "up", [2] = "load", [3] = "drain", [4] = "undrain",
 }
-local change_kinds = { [1] = "PREPARE", [2] = "COMMIT", [3] = "LOAD" }
+local change_kinds = { [1] = "PREPARE", [2] = "COMMIT", [3] = "LOAD",
+	[4] = "DEFER" }
 
 -- dataplane/packet.h DP_PKT_*
 local flag_bits = {
@@ -171,6 +172,9 @@ field("change.n", ProtoField.uint32, "Table version or load change number",
 	base.DEC)
 field("change.op", ProtoField.uint8, "Operation", base.DEC, change_ops)
 field("change.kind", ProtoField.uint8, "Kind", base.DEC, change_kinds)
+field("change.event", ProtoField.uint16,
+	"[faults] event + 1 made at its due time, or deferred (0: none)",
+	base.DEC)
 field("change.arg", ProtoField.string, "Argument")
 
 -- struct dp_encap_sync
@@ -371,6 +375,7 @@ local function dissect_change(tvb, pinfo, tree, info, off)
 	st:add(f["change.n"], tvb(off, 4))
 	st:add(f["change.op"], tvb(off + 4, 1))
 	st:add(f["change.kind"], tvb(off + 5, 1))
+	st:add(f["change.event"], tvb(off + 6, 2))
 	st:add(f["change.arg"], tvb(off + 8, 64), arg)
 	if kind == 2 then
 		info = string.format("%s COMMIT version %u", info,
