@@ -239,13 +239,13 @@ static int measure(const char *alg, int fb, const struct net *net,
 		df_plan_free(&pl);
 		return -1;
 	}
-	hr->hops = rep.router_hops / rep.wall_s;
+	hr->hops = rep.forwarded / rep.wall_s;
 	/* CPU cost: worker cycles in sweeps that did work, per hop. Wall
 	 * time would also count waits the algorithm itself causes (UGAL-L_CR
 	 * delays credits in emulated time, which throttles a zero-latency
 	 * network). */
-	hr->cph = rep.busy_s * hz / rep.router_hops;
-	hr->cross = (double)rep.cross_worker_pkts / (double)rep.router_hops;
+	hr->cph = rep.busy_s * hz / rep.forwarded;
+	hr->cross = (double)rep.cross_worker_pkts / (double)rep.forwarded;
 	/* A run cut off at its time limit ends with packets and credits
 	 * out, which is not a loss: say which it was. Under valgrind the
 	 * main lcore, which stops generation once the measured packets are

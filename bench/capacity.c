@@ -73,8 +73,8 @@ static int run_at(const char *config, const char *const *sets, int nsets,
 	t->pps = rep.accepted_load * pl.topo.nterms *
 		 pl.cfg.link[DF_LINK_TERMINAL].bandwidth_gbps * 1e9 / 8 /
 		 pl.cfg.packet_bytes;
-	t->hops = rep.c.delivered ? t->pps * rep.router_hops / rep.c.delivered
-				  : 0;
+	t->hops =
+		rep.c.delivered ? t->pps * rep.forwarded / rep.c.delivered : 0;
 	t->late_p99 = rep.late_p99_ns;
 	t->tolerance = pl.cfg.lateness_tolerance_ns;
 	/* the lag a port run would be judged on (a run without ports is

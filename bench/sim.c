@@ -36,13 +36,13 @@ int bench_sim(const char *config, const char *const *sets, int nsets, double hz)
 	       "  %.4g emulated s per wall s, %.3f M router hops/s, %.3f M "
 	       "packets delivered/s, %.3f M steps/s%s\n",
 	       config, rep.emulated_s, rep.wall_s, bench_workers,
-	       rep.quantum_ns, rep.pace, rep.router_hops / rep.wall_s / 1e6,
+	       rep.quantum_ns, rep.pace, rep.forwarded / rep.wall_s / 1e6,
 	       rep.c.delivered / rep.wall_s / 1e6,
 	       rep.sweeps / rep.wall_s / 1e6, ok ? "" : "  NOT ACCOUNTED");
 	printf("emulated_per_wall=%.6g hops_per_sec=%.0f "
 	       "delivered_per_sec=%.0f "
 	       "steps=%llu digest=%016llx\n",
-	       rep.pace, rep.router_hops / rep.wall_s,
+	       rep.pace, rep.forwarded / rep.wall_s,
 	       rep.c.delivered / rep.wall_s, (unsigned long long)rep.sweeps,
 	       (unsigned long long)rep.digest);
 	df_report_free(&rep);

@@ -7,6 +7,7 @@
 #include <rte_common.h>
 
 #include "port.h"
+#include "stats.h"
 #include "wheel.h"
 
 struct dp_lcore;
@@ -51,15 +52,12 @@ struct dp_router {
 	 * nqw is on the first line and node, which no step reads, at the
 	 * end, which makes room here without moving qmask */
 	uint64_t rng;
-	uint64_t forwarded;
+	/* its counters (dataplane/stats.h's list): forwarded here, with
+	 * what every step reads; the path counters after qmask */
+	DP_ROUTER_HOP_COUNTERS(DP_ROUTER_FIELD)
 	uint64_t qmask[DP_QWORDS]; /* non-empty input queues, bit
 				    * port * DP_VC_STRIDE + vc */
-	uint64_t decisions_min, decisions_nonmin;
-	/* PAR: decisions taken again in transit, and those that left the
-	 * minimal path there */
-	uint64_t redecisions, switches;
-	/* OFAR: in-transit misroutes (local, global) and escape-ring entries */
-	uint64_t mis_local, mis_global, esc_entries;
+	DP_ROUTER_PATH_COUNTERS(DP_ROUTER_FIELD)
 	uint64_t td_min; /* UGAL-L_CR: min t_d over outputs */
 	/* vc-ordered with piggybacked flags ([routing] pb_flags; NULL
 	 * otherwise): the flags the last packet from each router of the

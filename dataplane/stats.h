@@ -94,6 +94,53 @@ extern const char *const dp_pair_name[DP_PAIR_N];
 	X(delivered_from_ports_bytes_window,                     \
 	  "bytes of them delivered in the window")
 
+/*
+ * The routers' counters, defined once: their fields in struct dp_router
+ * (dataplane/router.h) and in the report (struct df_report, emu/emu.h),
+ * the sum over the routers (emu/account.c), the text report's words, the
+ * JSON report's members and the /dfemu/routing telemetry are all
+ * generated from this list. One name per counter everywhere:
+ *   X(name, family, text)
+ * name: the field, the JSON member and the telemetry key; family: what
+ * counts it (enum dp_router_family below), which also gives its place in
+ * the reports: HOPS under the JSON's "hops", DECISIONS and PAR under
+ * "decisions", OFAR under "ofar", one text line a family; text: its
+ * words on that line, or NULL when the report has a sentence of its own
+ * for it (forwarded: the share of hops crossing workers).
+ *
+ * Two lists, one after the other in DP_ROUTER_COUNTERS: forwarded is
+ * counted on every hop and sits in the cache lines every router step
+ * reads; the path counters come after the input-queue masks.
+ */
+#define DP_ROUTER_HOP_COUNTERS(X)          \
+	/* packets forwarded, all ports */ \
+	X(forwarded, HOPS, NULL)
+#define DP_ROUTER_PATH_COUNTERS(X)                                        \
+	/* the source routers' path decisions, for every packet */        \
+	X(decisions_min, DECISIONS, "minimal")                            \
+	X(decisions_nonmin, DECISIONS, "non-minimal")                     \
+	/* PAR: decisions taken again in transit, and those that left the \
+	 * minimal path there */                                          \
+	X(redecisions, PAR, "decisions taken again in the source group")  \
+	X(redecisions_nonmin, PAR, "switched to non-minimal")             \
+	/* OFAR: in-transit misroutes and escape-network entries */       \
+	X(misroutes_local, OFAR, "local misroutes")                       \
+	X(misroutes_global, OFAR, "global misroutes")                     \
+	X(escape_entries, OFAR, "escape entries")
+#define DP_ROUTER_COUNTERS(X) \
+	DP_ROUTER_HOP_COUNTERS(X) DP_ROUTER_PATH_COUNTERS(X)
+
+#define DP_ROUTER_FIELD(name, family, text) uint64_t name;
+
+/* What counts a router counter (DP_ROUTER_COUNTERS' family): every
+ * router, every algorithm's source routers, PAR, OFAR. */
+enum dp_router_family {
+	DP_RF_HOPS,
+	DP_RF_DECISIONS,
+	DP_RF_PAR,
+	DP_RF_OFAR,
+};
+
 /* Written by the terminal's own lcore only. drops: frames off its port
  * dropped before they entered the network, by reason (enum dp_drop);
  * rx_first, rx_last: TSC of the first and last bursts off its port (0:

@@ -316,8 +316,8 @@ static void fill_links(const struct emu *e, struct df_report *rep)
 	}
 }
 
-/* The routers' hops and path decisions, in total and per router, and
- * what PAR and OFAR decided in transit. */
+/* The routers' counters (dataplane/stats.h's list) summed, and the path
+ * decisions per router. */
 static void fill_routers(const struct emu *e, struct df_report *rep)
 {
 	rep->nrouters = e->pl->topo.nrouters;
@@ -325,14 +325,9 @@ static void fill_routers(const struct emu *e, struct df_report *rep)
 	rep->router_nonmin = calloc(rep->nrouters, sizeof(uint64_t));
 	for (uint32_t r = 0; r < e->pl->topo.nrouters; r++) {
 		const struct dp_router *ro = e->routers[r];
-		rep->router_hops += ro->forwarded;
-		rep->decisions_min += ro->decisions_min;
-		rep->decisions_nonmin += ro->decisions_nonmin;
-		rep->redecisions += ro->redecisions;
-		rep->switches += ro->switches;
-		rep->mis_local += ro->mis_local;
-		rep->mis_global += ro->mis_global;
-		rep->esc_entries += ro->esc_entries;
+#define ROUTER_SUM(name, family, text) rep->name += ro->name;
+		DP_ROUTER_COUNTERS(ROUTER_SUM)
+#undef ROUTER_SUM
 		if (rep->router_min && rep->router_nonmin) {
 			rep->router_min[r] = ro->decisions_min;
 			rep->router_nonmin[r] = ro->decisions_nonmin;

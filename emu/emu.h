@@ -96,17 +96,14 @@ struct df_report {
 	/* packets sent on router links whose two ends run on two workers
 	 * (docs/performance.md, "Several workers") */
 	uint64_t cross_worker_pkts;
-	uint64_t router_hops; /* packets forwarded by routers (all ports) */
-	/* source-router path decisions, in total and per router */
-	uint64_t decisions_min, decisions_nonmin;
-	/* PAR: decisions taken again in transit, and the switches among them */
-	uint64_t redecisions, switches;
-	/* OFAR: in-transit misroutes and escape-ring entries, all packets */
-	uint64_t mis_local, mis_global, esc_entries;
+	/* the routers' counters summed, all packets (dataplane/stats.h's
+	 * list: forwarded, the path decisions, PAR's and OFAR's) */
+	DP_ROUTER_COUNTERS(DP_ROUTER_FIELD)
 	uint64_t cr_delayed;	/* UGAL-L_CR: credits returned late */
 	double cr_delay_avg_ns; /* their average extra delay */
 	uint32_t nrouters;
-	uint64_t *router_min, *router_nonmin; /* [nrouters], malloc'd */
+	/* the path decisions per router, [nrouters], malloc'd */
+	uint64_t *router_min, *router_nonmin;
 	/* fairness ([OC] Fig. 9): measured packets injected per router */
 	uint64_t *router_injected;
 	/* per terminal, when a terminal is bound to a DPDK port (NULL

@@ -324,18 +324,29 @@ static void json_latencies(FILE *f, const struct df_report *r)
 	fprintf(f, "},\n");
 }
 
+/* The routers' counters of one family (dataplane/stats.h's list) as
+ * members of the object it belongs to, by name, each followed by ", ". */
+static void json_router_family(FILE *f, const struct df_report *r,
+			       enum dp_router_family fam)
+{
+#define RF_JSON(name, family, text)                 \
+	if (fam == DP_RF_##family)                  \
+		fprintf(f, "\"" #name "\": %llu, ", \
+			(unsigned long long)r->name);
+	DP_ROUTER_COUNTERS(RF_JSON)
+#undef RF_JSON
+}
+
 /* Paths: hops, OFAR's misroutes and escapes, minimal or not. */
 static void json_paths(FILE *f, const struct df_report *r)
 {
-	fprintf(f, "  \"hops\": {\"histogram\": ");
+	fprintf(f, "  \"hops\": {");
+	json_router_family(f, r, DP_RF_HOPS);
+	fprintf(f, "\"histogram\": ");
 	json_counts(f, r->c.hops, DP_MAX_HOPS);
-	fprintf(f, "},\n");
-	fprintf(f,
-		"  \"ofar\": {\"local_misroutes\": %llu, \"global_misroutes\": "
-		"%llu, \"escape_entries\": %llu, \"escapes_per_packet\": ",
-		(unsigned long long)r->mis_local,
-		(unsigned long long)r->mis_global,
-		(unsigned long long)r->esc_entries);
+	fprintf(f, "},\n  \"ofar\": {");
+	json_router_family(f, r, DP_RF_OFAR);
+	fprintf(f, "\"escapes_per_packet\": ");
 	json_counts(f, r->c.escapes, DP_MAX_HOPS);
 	fprintf(f, "},\n");
 	fprintf(f, "  \"paths\": {\"minimal\": %llu, \"nonminimal\": %llu},\n",
@@ -353,14 +364,10 @@ static void json_decisions(FILE *f, const struct df_report *r)
 	for (uint32_t i = 0; i < r->noutputs; i++)
 		json_output(f, &r->outputs[i], i == 0);
 	fprintf(f, "]},\n");
-	fprintf(f,
-		"  \"decisions\": {\"minimal\": %llu, \"nonminimal\": %llu, "
-		"\"in_transit\": %llu, \"switched\": %llu, "
-		"\"per_router\": [",
-		(unsigned long long)r->decisions_min,
-		(unsigned long long)r->decisions_nonmin,
-		(unsigned long long)r->redecisions,
-		(unsigned long long)r->switches);
+	fprintf(f, "  \"decisions\": {");
+	json_router_family(f, r, DP_RF_DECISIONS);
+	json_router_family(f, r, DP_RF_PAR);
+	fprintf(f, "\"per_router\": [");
 	for (uint32_t i = 0; r->router_min && i < r->nrouters; i++)
 		fprintf(f, "%s[%llu, %llu]", i ? ", " : "",
 			(unsigned long long)r->router_min[i],

@@ -102,15 +102,43 @@ static void print_shares(FILE *f, const char *what, const uint64_t *c,
 	fprintf(f, "%s\n", c[DP_MAX_HOPS - 1] ? " (last: or more)" : "");
 }
 
+/* One router counter as "N text", the k-th of its line; one of another
+ * family or without text (NULL) is not on it. Returns the next k. */
+static int print_router_counter(FILE *f, int k, const char *text, uint64_t v)
+{
+	if (text == NULL)
+		return k;
+	fprintf(f, "%s%llu %s", k ? ", " : "", (unsigned long long)v, text);
+	return k + 1;
+}
+
+/* The routers' counters of one family with words (stats.h's list). */
+static void print_router_family(FILE *f, const struct df_report *r,
+				enum dp_router_family fam)
+{
+	int k = 0;
+
+#define RF_TEXT(name, family, text)                                         \
+	k = print_router_counter(f, k, fam == DP_RF_##family ? text : NULL, \
+				 r->name);
+	DP_ROUTER_COUNTERS(RF_TEXT)
+#undef RF_TEXT
+}
+
+/* A line of its own for the family's counters, under head. */
+static void print_router_line(FILE *f, const char *head,
+			      const struct df_report *r,
+			      enum dp_router_family fam)
+{
+	fprintf(f, "  %-22s ", head);
+	print_router_family(f, r, fam);
+	fputc('\n', f);
+}
+
 /* OFAR: misroutes, escape entries (ring or tree), their spread over packets. */
 static void print_ofar(FILE *f, const struct df_report *r)
 {
-	fprintf(f,
-		"  %-22s %llu local and %llu global misroutes, %llu "
-		"escape entries\n",
-		"in transit (OFAR)", (unsigned long long)r->mis_local,
-		(unsigned long long)r->mis_global,
-		(unsigned long long)r->esc_entries);
+	print_router_line(f, "in transit (OFAR)", r, DP_RF_OFAR);
 	print_shares(f, "escape entries/packet", r->c.escapes, 3);
 }
 
@@ -466,21 +494,17 @@ static void print_paths(FILE *f, const struct df_plan *pl,
 	print_shares(f, "hops (router-router)", r->c.hops, 1);
 	fprintf(f,
 		"  %-22s minimal %llu, non-minimal %llu (decisions, all "
-		"packets: %llu / %llu)\n",
+		"packets: ",
 		"paths", (unsigned long long)r->c.minimal,
-		(unsigned long long)r->c.nonminimal,
-		(unsigned long long)r->decisions_min,
-		(unsigned long long)r->decisions_nonmin);
+		(unsigned long long)r->c.nonminimal);
+	print_router_family(f, r, DP_RF_DECISIONS);
+	fputs(")\n", f);
 	if (r->router_injected)
 		print_fairness(f, pl, r);
 	if (df_alg_escape(c->algorithm))
 		print_ofar(f, r);
 	if (df_alg_info(c->algorithm)->paths == DF_PATHS_PAR)
-		fprintf(f,
-			"  %-22s %llu decisions taken again in the source "
-			"group, %llu switched to non-minimal\n",
-			"in transit (PAR)", (unsigned long long)r->redecisions,
-			(unsigned long long)r->switches);
+		print_router_line(f, "in transit (PAR)", r, DP_RF_PAR);
 	if (r->outputs)
 		print_credit_delay(f, r);
 	print_link_use(f, r);
@@ -545,11 +569,11 @@ static void print_host(FILE *f, const struct df_config *c,
 {
 	fprintf(f, "  %-22s %.2f s on %u worker lcore(s), TSC %.6f GHz\n",
 		"wall time", r->wall_s, r->nworkers, r->tsc_hz / 1e9);
-	if (r->nworkers > 1 && r->router_hops)
+	if (r->nworkers > 1 && r->forwarded)
 		fprintf(f, "  %-22s %.1f %% of router hops (%llu)\n",
 			"crossing workers",
 			100.0 * (double)r->cross_worker_pkts /
-				(double)r->router_hops,
+				(double)r->forwarded,
 			(unsigned long long)r->cross_worker_pkts);
 	df_report_time_scale(f, c, r->time_scale);
 	if (r->cap_on)

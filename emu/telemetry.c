@@ -115,9 +115,10 @@ static int router_detail(uint32_t id, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "router", (int)id);
 	rte_tel_data_add_dict_int(d, "group", (int)r->group);
-	rte_tel_data_add_dict_u64(d, "forwarded", r->forwarded);
-	rte_tel_data_add_dict_u64(d, "decisions_min", r->decisions_min);
-	rte_tel_data_add_dict_u64(d, "decisions_nonmin", r->decisions_nonmin);
+	/* its counters, every one of dataplane/stats.h's list */
+#define RF_TEL(name, family, text) rte_tel_data_add_dict_u64(d, #name, r->name);
+	DP_ROUTER_COUNTERS(RF_TEL)
+#undef RF_TEL
 	for (uint32_t k = 0; k < r->nports; k++) {
 		const struct dp_port *p = &r->port[k];
 		const struct df_port_info *pi = &t->ports[id * t->nports + k];
@@ -353,33 +354,31 @@ static int terminals(const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* Every router counter of dataplane/stats.h's list, summed over the
+ * routers, and the packets delivered by path class. */
 static int routing(const char *params, struct rte_tel_data *d)
 {
-	uint64_t v[8] = {0};
-	static const char *const name[8] = {
-		"decisions_min",  "decisions_nonmin",	 "redecisions",
-		"switches",	  "misroutes_local",	 "misroutes_global",
-		"escape_entries", "delivered_nonminimal"};
+	struct {
+		DP_ROUTER_COUNTERS(DP_ROUTER_FIELD)
+	} sum = {0};
 	struct dp_stats s;
 
 	(void)params;
 	for (uint32_t r = 0; r < tel.pl->topo.nrouters; r++) {
 		const struct dp_router *ro = tel.routers[r];
-		v[0] += ro->decisions_min;
-		v[1] += ro->decisions_nonmin;
-		v[2] += ro->redecisions;
-		v[3] += ro->switches;
-		v[4] += ro->mis_local;
-		v[5] += ro->mis_global;
-		v[6] += ro->esc_entries;
+#define RF_SUM(name, family, text) sum.name += ro->name;
+		DP_ROUTER_COUNTERS(RF_SUM)
+#undef RF_SUM
 	}
 	sum_stats(&s);
-	v[7] = s.nonminimal;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "algorithm",
 				     df_algorithm_name(tel.pl->cfg.algorithm));
-	for (int i = 0; i < 8; i++)
-		rte_tel_data_add_dict_u64(d, name[i], v[i]);
+#define RF_TEL(name, family, text) \
+	rte_tel_data_add_dict_u64(d, #name, sum.name);
+	DP_ROUTER_COUNTERS(RF_TEL)
+#undef RF_TEL
+	rte_tel_data_add_dict_u64(d, "delivered_nonminimal", s.nonminimal);
 	rte_tel_data_add_dict_u64(d, "delivered_minimal", s.minimal);
 	return 0;
 }

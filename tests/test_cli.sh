@@ -265,6 +265,18 @@ assert abs(off - 0.3) < 0.005 and abs(acc / off - 1) < 0.004, (off, acc)
 # fairness counters: one per router, every measured packet injected once
 assert len(r["injected_per_router"]) == r["config"]["a"] * r["config"]["g"]
 assert sum(r["injected_per_router"]) == p["measured"], (r["injected_per_router"], p)
+# the routers' counters: the ones docs/report.md's table names, in the
+# objects it gives, and no other number there (one name everywhere)
+doc = open("docs/report.md").read().split("### The routers' counters")[1]
+doc = doc.split("\n## ")[0]
+want = {}
+for name, obj in re.findall(r"^\| `(\w+)` \| `(\w+)` \|", doc, re.M):
+    want.setdefault(obj, set()).add(name)
+assert len(want) == 3, want
+for obj, names in want.items():
+    got = {k for k, v in r[obj].items() if isinstance(v, int)}
+    assert got == names, (obj, got, names)
+assert r["hops"]["forwarded"] >= p["delivered"], (r["hops"], p)
 # latency by path class: the two classes make up the whole, and each
 # histogram holds exactly its class's packets
 bp, hist = r["latency_by_path_ns"], r["latency_histogram_ns"]

@@ -318,11 +318,13 @@ static void conservation(void)
 			if (adaptive_run(name, own, 3, adv, &r))
 				continue;
 			if (adv && a == DF_ALG_PAR)
-				CHECK(r.switches > 0 &&
-					      r.switches <= r.redecisions,
+				CHECK(r.redecisions_nonmin > 0 &&
+					      r.redecisions_nonmin <=
+						      r.redecisions,
 				      "%s: %llu of %llu in-transit decisions "
 				      "switched to non-minimal",
-				      name, (unsigned long long)r.switches,
+				      name,
+				      (unsigned long long)r.redecisions_nonmin,
 				      (unsigned long long)r.redecisions);
 		}
 	/* OFAR's VC configurations ([OC] Figs. 4-5: 1/1(+1) to 4/4(+1)),
@@ -737,12 +739,13 @@ static void overload(int short_window)
 		CHECK(r.stuck[0] == '\0', "%s: the watchdog saw no stall %s",
 		      name, r.stuck);
 		check_accounting(name, &r);
-		CHECK(r.esc_entries > 0 && r.mis_global > 0 && r.mis_local > 0,
+		CHECK(r.escape_entries > 0 && r.misroutes_global > 0 &&
+			      r.misroutes_local > 0,
 		      "%s: %llu escape entries, %llu global and %llu local "
 		      "misroutes",
-		      name, (unsigned long long)r.esc_entries,
-		      (unsigned long long)r.mis_global,
-		      (unsigned long long)r.mis_local);
+		      name, (unsigned long long)r.escape_entries,
+		      (unsigned long long)r.misroutes_global,
+		      (unsigned long long)r.misroutes_local);
 	}
 }
 

@@ -90,7 +90,7 @@ static void test_minimal_and_misroute(void)
 	r->port[other].credits[0] = free_ok;
 	pk = packet(0, 0);
 	CHECK(sel(&pk, 0) && pk.out_port == other &&
-		      pk.lmis_grp == r->group + 1 && r->mis_local == 1,
+		      pk.lmis_grp == r->group + 1 && r->misroutes_local == 1,
 	      "minimal full, port %u at %u/%u occupancy: local misroute", other,
 	      full - free_ok, full);
 	r->port[other].credits[0] = free_ok - 1;
@@ -124,10 +124,10 @@ static void test_escape(void)
 	CHECK(!sel(&pk, 1),
 	      "a packet from a terminal never enters the ring directly");
 	pk = packet(0, 0);
-	uint64_t entries = r->esc_entries;
+	uint64_t entries = r->escape_entries;
 	CHECK(sel(&pk, 0) && pk.out_port == ring && pk.out_vc == esc &&
 		      (pk.flags & DP_PKT_ESCAPE) && pk.esc_n == 1 &&
-		      r->esc_entries == entries + 1,
+		      r->escape_entries == entries + 1,
 	      "room for 2 packets: enters the ring (port %u, escape vc%u), "
 	      "entry counted",
 	      ring, esc);
@@ -225,12 +225,14 @@ static int select_only(struct dp_pkt *pk, struct dp_choice *c)
 {
 	struct dp_router *r = g.routers[src];
 	struct dp_pkt before;
-	uint64_t cnt = r->mis_local + r->mis_global + r->esc_entries;
+	uint64_t cnt =
+		r->misroutes_local + r->misroutes_global + r->escape_entries;
 
 	memcpy(&before, pk, sizeof(before));
 	return r->eng->select(r, pk, g.ring.prev[src], NOW, c) &&
 	       !memcmp(&before, pk, sizeof(before)) &&
-	       cnt == r->mis_local + r->mis_global + r->esc_entries;
+	       cnt == r->misroutes_local + r->misroutes_global +
+			       r->escape_entries;
 }
 
 static void test_choice(void)
@@ -249,27 +251,27 @@ static void test_choice(void)
 	set_all(0);
 	r->port[other].credits[0] = RIG_FLITS;
 	pk = packet(0, 0);
-	n = r->mis_local;
+	n = r->misroutes_local;
 	CHECK(select_only(&pk, &c) && c.port == other,
 	      "select alone chooses a local misroute to port %u and changes "
 	      "neither the packet nor the counters",
 	      other);
 	dp_choice_apply(r->eng, r, &pk, &c);
 	CHECK(pk.out_port == other && pk.lmis_grp == r->group + 1 &&
-		      r->mis_local == n + 1,
+		      r->misroutes_local == n + 1,
 	      "... applied: the packet's output, its group's misroute, "
 	      "counted");
 	/* entering the escape ring */
 	set_all(0);
 	r->port[ring].credits[esc] = 2 * FLITS;
 	pk = packet(0, 0);
-	n = r->esc_entries;
+	n = r->escape_entries;
 	CHECK(select_only(&pk, &c) && c.port == ring && c.vc == esc,
 	      "select alone chooses the escape ring and changes neither the "
 	      "packet nor the counters");
 	dp_choice_apply(r->eng, r, &pk, &c);
 	CHECK((pk.flags & DP_PKT_ESCAPE) && pk.esc_n == 1 &&
-		      r->esc_entries == n + 1,
+		      r->escape_entries == n + 1,
 	      "... applied: in the escape, its entry counted");
 	/* leaving it for the free minimal output */
 	set_all(RIG_FLITS);

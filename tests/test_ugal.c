@@ -239,7 +239,7 @@ static void test_par(void)
 	      "PAR: the next router holds the minimal global channel");
 	pk = par_at(&g, r1, dst, 1, DF_PH_SRC_MIN);
 	CHECK(pk.inter == DF_NO_GROUP && g.routers[r1]->redecisions == 1 &&
-		      g.routers[r1]->switches == 0,
+		      g.routers[r1]->redecisions_nonmin == 0,
 	      "PAR in transit, channel free: stays minimal, one re-decision");
 	ph = pk.phase;
 	df_next_hop(&g.tb, r1, dst, 0, pk.inter, &ph, &vc);
@@ -260,7 +260,8 @@ static void test_par(void)
 			      "counted non-minimal",
 			      pk.inter);
 	}
-	CHECK(nonmin > 0 && g.routers[r1]->switches == (uint64_t)nonmin &&
+	CHECK(nonmin > 0 &&
+		      g.routers[r1]->redecisions_nonmin == (uint64_t)nonmin &&
 		      g.routers[r1]->redecisions == 21,
 	      "PAR in transit, minimal global channel full: %d of 20 switched "
 	      "to an intermediate group (the others drew the source or "

@@ -406,7 +406,7 @@ static void commit_escape(struct dp_router *r, struct dp_pkt *pk, uint8_t act)
 	pk->flags |= act & OF_RING_REV ? DP_PKT_ESCAPE | DP_PKT_RING_REV
 				       : DP_PKT_ESCAPE;
 	pk->esc_n++;
-	r->esc_entries++;
+	r->escape_entries++;
 }
 
 /* A misroute taken ([OC] §I): locally once per group (lmis_grp),
@@ -416,13 +416,13 @@ static void commit_misroute(struct dp_router *r, struct dp_pkt *pk, uint8_t act)
 {
 	if (act & OF_MIS_GLOBAL) {
 		pk->flags |= DP_PKT_NONMIN;
-		r->mis_global++;
+		r->misroutes_global++;
 		return;
 	}
 	pk->lmis_grp = (uint16_t)(r->group + 1);
 	if (act & OF_GMIS_NEXT)
 		pk->flags |= DP_PKT_GMIS_NEXT;
-	r->mis_local++;
+	r->misroutes_local++;
 }
 
 /* The packet leaves with choice c (router.c: after its turn at the

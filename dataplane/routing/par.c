@@ -28,7 +28,7 @@ static void par_decide(struct dp_router *r, struct dp_pkt *pk)
 	dp_ugal_decide(r, pk, dp_rand_group(&r->rng, tb), DP_UGAL_PORT);
 	if (transit) {
 		r->redecisions++;
-		r->switches += pk->inter != DF_NO_GROUP;
+		r->redecisions_nonmin += pk->inter != DF_NO_GROUP;
 	}
 	/* minimal toward another group: provisional until the global hop
 	 * (df_next_hop turns it into TO_DEST there) */
