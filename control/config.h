@@ -264,6 +264,7 @@ struct df_config {
 };
 
 /* Names for reports and messages. */
+const char *df_topo_type_name(enum df_topo_type t);
 const char *df_arrangement_name(enum df_arrangement a);
 const char *df_algorithm_name(enum df_algorithm a);
 const char *df_pattern_name(enum df_pattern p);
@@ -275,6 +276,7 @@ const char *df_mis_occ_name(enum df_mis_occ o);
 const char *df_pb_flags_name(enum df_pb_flags f);
 const char *df_switching_name(enum df_switching s);
 const char *df_mode_name(enum df_mode m);
+const char *df_pace_name(enum df_pace p);
 const char *df_ring_dir_name(enum df_ring_dir d);
 const char *df_escape_net_name(enum df_escape_net e);
 const char *df_link_class_name(enum df_link_class c);

@@ -3,17 +3,44 @@
 #define DF_CONFIG_PRIVATE_H
 
 /*
- * What the files of the config (config.h) share. config.c: the key
- * table, values parsed and applied; config_file.c: the INI file and
- * --set; config_check.c: the checks across keys.
+ * What the files of the config (config.h) share. config_keys.c: the
+ * key table, with the enums' names; config.c: values parsed and
+ * applied; config_file.c: the INI file and --set; config_check.c: the
+ * checks across keys.
  */
 #include <stddef.h>
 
 #include "config.h"
 
-struct key_def;
+/* K_SCALE: a number, or "auto" stored as 0 */
+enum key_type {
+	K_U32,
+	K_U64,
+	K_DBL,
+	K_ENUM,
+	K_BOOL,
+	K_VCS,
+	K_STR,
+	K_ARR,
+	K_SCALE
+};
 
-/* config.c: the known sections (NULL-terminated); one of them? */
+struct key_def {
+	const char *section;
+	const char *name;
+	enum key_type type;
+	size_t off;
+	double min, max;	    /* numeric range, inclusive */
+	const char *const *choices; /* K_ENUM, K_ARR: the names of the
+				     * values, NULL-terminated */
+	const char *help;
+};
+
+/* config_keys.c: the key table, df_cfg_nkeys keys */
+extern const struct key_def df_cfg_keys[];
+extern const size_t df_cfg_nkeys;
+
+/* config_keys.c: the known sections (NULL-terminated); one of them? */
 extern const char *const df_cfg_sections[];
 int df_cfg_known_section(const char *sec);
 /* key [sec] name in the key table, or NULL */

@@ -603,7 +603,7 @@ static void print_check(const struct df_plan *pl, const struct df_config *cfg)
 	/* which verdict the run gets (docs/realtime.md, "The lag and the
 	 * verdict") */
 	printf("  pace         %s, quantum %g ns; %s\n",
-	       cfg->pace == DF_PACE_NONE ? "none" : "realtime",
+	       df_pace_name(cfg->pace),
 	       (double)df_config_quantum(cfg) / DF_TICKS_PER_NS,
 	       cfg->nbind || cfg->ninst > 1
 		       ? "needs real time (ports or instances): exits 5 when "

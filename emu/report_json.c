@@ -247,9 +247,8 @@ static void json_config(FILE *f, const struct df_config *c,
 		"\"global_latency_ns\": %llu, \"router_speedup\": %g, "
 		"\"router_output_buffer_flits\": %u, "
 		"\"router_latency_ns\": %llu, \"router_switching\": \"%s\"},\n",
-		c->p, c->a, c->h, c->g,
-		c->type == DF_TOPO_FLATFLY ? "flatfly" : "dragonfly", c->k,
-		c->n, df_arrangement_name(c->arrangement),
+		c->p, c->a, c->h, c->g, df_topo_type_name(c->type), c->k, c->n,
+		df_arrangement_name(c->arrangement),
 		df_algorithm_name(c->algorithm), df_pattern_name(c->pattern),
 		c->shift, c->load, c->packet_bytes, df_process_name(c->process),
 		c->source_queue, (unsigned long long)c->seed,
@@ -409,9 +408,8 @@ static void json_lateness(FILE *f, const struct df_config *c,
 		c->lateness_auto ? "true" : "false",
 		r->lateness_ok ? "true" : "false",
 		r->lateness_ok ? "true" : "false",
-		r->needs_real_time ? "true" : "false",
-		c->pace == DF_PACE_NONE ? "none" : "realtime", r->pace,
-		r->emulated_s, r->quantum_ns, r->time_scale,
+		r->needs_real_time ? "true" : "false", df_pace_name(c->pace),
+		r->pace, r->emulated_s, r->quantum_ns, r->time_scale,
 		c->time_scale_auto ? "true" : "false");
 }
 

@@ -518,8 +518,8 @@ static void print_pace(FILE *f, const struct df_config *c,
 	fprintf(f,
 		"  %-22s %s, %.3g emulated s per wall s (%.3f s in %.3f s), "
 		"quantum %g ns\n",
-		"pace", c->pace == DF_PACE_NONE ? "none" : "realtime", r->pace,
-		r->emulated_s, r->wall_s, r->quantum_ns);
+		"pace", df_pace_name(c->pace), r->pace, r->emulated_s,
+		r->wall_s, r->quantum_ns);
 	if (c->pace == DF_PACE_NONE)
 		return;
 	fprintf(f, "  %-22s p50 %llu  p99 %llu  max %llu  ", "lag (ns)",

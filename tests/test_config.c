@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_private.h"
 #include "tables.h"
 #include "vcplan.h"
 #include "wiring.h"
@@ -210,6 +211,66 @@ static void test_sets(const char *confdir)
 	}
 }
 
+/* Every value of an enum key below count, by its accessor's name: the
+ * name parses back to the value (the accessor and the parser read the
+ * key table's one list); value past has no name. */
+#define NAME_ROUNDTRIP(sec, key, field, fn, count, past)                      \
+	do {                                                                  \
+		for (int v = 0; v < (int)(count); v++) {                      \
+			const char *nm = fn(v);                               \
+			df_config_defaults(&cfg);                             \
+			rc = df_cfg_apply(&cfg, "test", sec, key, nm, err,    \
+					  sizeof(err));                       \
+			CHECK(rc == 0 && (int)cfg.field == v,                 \
+			      "[%s] %s = %s is value %d (%s)", sec, key, nm,  \
+			      v, rc ? err : "ok");                            \
+		}                                                             \
+		CHECK(!strcmp(fn(past), "?"), "[%s] %s: %d has no name", sec, \
+		      key, (int)(past));                                      \
+	} while (0)
+/* the usual case: every value parses, the one after the last has none */
+#define NAMES_ALL(sec, key, field, fn, last) \
+	NAME_ROUNDTRIP(sec, key, field, fn, (last) + 1, (last) + 1)
+
+static void test_names(void)
+{
+	struct df_config cfg;
+	char err[2048];
+	int rc;
+
+	NAMES_ALL("topology", "type", type, df_topo_type_name, DF_TOPO_FLATFLY);
+	/* file: written file:PATH, parsed apart */
+	NAME_ROUNDTRIP("topology", "arrangement", arrangement,
+		       df_arrangement_name, DF_ARR_FILE, DF_ARR_FILE + 1);
+	CHECK(!strcmp(df_arrangement_name(DF_ARR_FILE), "file"),
+	      "[topology] arrangement: file:PATH's name is file");
+	NAMES_ALL("router", "switching", switching, df_switching_name,
+		  DF_SW_STORE_FORWARD);
+	NAMES_ALL("routing", "algorithm", algorithm, df_algorithm_name,
+		  DF_ALG_COUNT - 1);
+	NAMES_ALL("routing", "pb_flags", pb_flags, df_pb_flags_name,
+		  DF_PB_DIRECT);
+	NAMES_ALL("routing", "misroute_policy", misroute_policy,
+		  df_mis_policy_name, DF_MIS_RRG);
+	NAMES_ALL("routing", "misroute_pick", misroute_pick, df_mis_pick_name,
+		  DF_PICK_MOST_FREE);
+	NAMES_ALL("routing", "misroute_occupancy", misroute_occupancy,
+		  df_mis_occ_name, DF_OCC_DOWNSTREAM);
+	NAMES_ALL("routing", "escape_net", escape_net, df_escape_net_name,
+		  DF_ESC_TREE);
+	NAMES_ALL("routing", "ring", ring, df_ring_dir_name, DF_RING_BI);
+	NAMES_ALL("routing", "cm", cm, df_cm_name, DF_CM_ECM);
+	NAMES_ALL("traffic", "pattern", pattern, df_pattern_name,
+		  DF_PAT_ROUTER_SHIFT);
+	NAMES_ALL("traffic", "process", process, df_process_name,
+		  DF_PROC_SATURATE);
+	NAMES_ALL("traffic", "mode", mode, df_mode_name, DF_MODE_ALL_TO_ALL);
+	NAMES_ALL("run", "pace", pace, df_pace_name, DF_PACE_NONE);
+	CHECK(!strcmp(df_link_class_name(DF_LINK_GLOBAL), "global") &&
+		      !strcmp(df_link_class_name(DF_LINK_NCLASS), "?"),
+	      "link classes: global's name, none past the last");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
@@ -219,5 +280,6 @@ int main(int argc, char **argv)
 	test_good(argv[1]);
 	test_bad(argv[2]);
 	test_sets(argv[1]);
+	test_names();
 	return check_done();
 }
