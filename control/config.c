@@ -242,12 +242,10 @@ int df_cfg_apply(struct df_config *cfg, const char *where, const char *sec,
 	if (k == NULL) {
 		char list[1024];
 		if (!df_cfg_known_section(sec)) {
-			df_cfg_err(
-				err, n,
-				"%s: unknown section [%s]; allowed: [topology] "
-				"[links] [routing] [traffic] [terminals] "
-				"[capture] [faults] [run] [partition]",
-				where, sec);
+			df_cfg_list_sections(list, sizeof(list));
+			df_cfg_err(err, n,
+				   "%s: unknown section [%s]; allowed: %s",
+				   where, sec, list);
 			return -1;
 		}
 		df_cfg_list_keys(sec, list, sizeof(list));

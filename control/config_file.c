@@ -83,12 +83,11 @@ static int scan_section(const char *path, int line, char *s, char *sec,
 	*close = '\0';
 	snprintf(sec, CFG_NAME_LEN, "%s", trim(s + 1));
 	if (!df_cfg_known_section(sec)) {
-		df_cfg_err(err, n,
-			   "%s:%d: unknown section [%s]; allowed: "
-			   "[topology] [links] [routing] "
-			   "[traffic] [terminals] [capture] "
-			   "[faults] [run] [partition]",
-			   path, line, sec);
+		char list[256];
+
+		df_cfg_list_sections(list, sizeof(list));
+		df_cfg_err(err, n, "%s:%d: unknown section [%s]; allowed: %s",
+			   path, line, sec, list);
 		return -1;
 	}
 	for (int i = 0; i < sc->n; i++)

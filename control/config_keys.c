@@ -286,6 +286,17 @@ int df_cfg_known_section(const char *sec)
 	return 0;
 }
 
+/* "[a] [b] [c]": every section, into buf */
+void df_cfg_list_sections(char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; df_cfg_sections[i] && len < n; i++)
+		len += snprintf(buf + len, n - len, "%s[%s]", i ? " " : "",
+				df_cfg_sections[i]);
+}
+
 /* "a, b or c" into buf */
 void df_cfg_list_keys(const char *sec, char *buf, size_t n)
 {

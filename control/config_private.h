@@ -43,6 +43,8 @@ extern const size_t df_cfg_nkeys;
 /* config_keys.c: the known sections (NULL-terminated); one of them? */
 extern const char *const df_cfg_sections[];
 int df_cfg_known_section(const char *sec);
+/* every section, "[a] [b] [c]", into buf */
+void df_cfg_list_sections(char *buf, size_t n);
 /* key [sec] name in the key table, or NULL */
 const struct key_def *df_cfg_find_key(const char *sec, const char *name);
 /* the keys of section sec, "a, b, c", into buf */
