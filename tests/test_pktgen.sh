@@ -42,9 +42,10 @@ def dests_pkt(path):
             out.append((int(m.group(1)), m.group(2), m.group(3)))
     return out
 def dests_lua(path):
+    # the same seq commands, as strings the script hands Pktgen to run
     return [(int(m.group(1)), m.group(2), m.group(3)) for m in
-            re.finditer(r'seqTable\((\d+), "0", \{\["eth_dst_addr"\] = "([^"]+)"'
-                        r'.*?\["ip_dst_addr"\] = "([^"]+)"', open(path).read())]
+            re.finditer(r'^  "seq (\d+) 0 dst (\S+) src \S+ dst (\S+) ',
+                        open(path).read(), re.M)]
 for f, parse in (("pkt", dests_pkt), ("lua", dests_lua)):
     u = parse(d + "/uniform." + f)
     assert [i for i, _, _ in u] == list(range(16)), u

@@ -9,14 +9,24 @@ pktgen.set("0", "count", 10000)
 pktgen.set_proto("0", "udp")
 pktgen.set_mac("0", "src", "02:df:00:00:00:00")
 pktgen.set_ipaddr("0", "src", "10.0.0.1/8")
--- one sequence packet per destination, sent in turn
-pktgen.seqTable(0, "0", {["eth_dst_addr"] = "02:df:00:01:00:00", ["eth_src_addr"] = "02:df:00:00:00:00", ["ip_dst_addr"] = "10.1.0.1", ["ip_src_addr"] = "10.0.0.1/8", ["sport"] = 1234, ["dport"] = 5678, ["ethType"] = "ipv4", ["ipProto"] = "udp", ["vlanid"] = 1, ["pktSize"] = 64})
-pktgen.seqTable(1, "0", {["eth_dst_addr"] = "02:df:00:01:00:01", ["eth_src_addr"] = "02:df:00:00:00:00", ["ip_dst_addr"] = "10.1.0.2", ["ip_src_addr"] = "10.0.0.1/8", ["sport"] = 1235, ["dport"] = 5678, ["ethType"] = "ipv4", ["ipProto"] = "udp", ["vlanid"] = 1, ["pktSize"] = 64})
-pktgen.seqTable(2, "0", {["eth_dst_addr"] = "02:df:00:01:01:00", ["eth_src_addr"] = "02:df:00:00:00:00", ["ip_dst_addr"] = "10.1.1.1", ["ip_src_addr"] = "10.0.0.1/8", ["sport"] = 1236, ["dport"] = 5678, ["ethType"] = "ipv4", ["ipProto"] = "udp", ["vlanid"] = 1, ["pktSize"] = 64})
-pktgen.seqTable(3, "0", {["eth_dst_addr"] = "02:df:00:01:01:01", ["eth_src_addr"] = "02:df:00:00:00:00", ["ip_dst_addr"] = "10.1.1.2", ["ip_src_addr"] = "10.0.0.1/8", ["sport"] = 1237, ["dport"] = 5678, ["ethType"] = "ipv4", ["ipProto"] = "udp", ["vlanid"] = 1, ["pktSize"] = 64})
-pktgen.seqTable(4, "0", {["eth_dst_addr"] = "02:df:00:01:02:00", ["eth_src_addr"] = "02:df:00:00:00:00", ["ip_dst_addr"] = "10.1.2.1", ["ip_src_addr"] = "10.0.0.1/8", ["sport"] = 1238, ["dport"] = 5678, ["ethType"] = "ipv4", ["ipProto"] = "udp", ["vlanid"] = 1, ["pktSize"] = 64})
-pktgen.seqTable(5, "0", {["eth_dst_addr"] = "02:df:00:01:02:01", ["eth_src_addr"] = "02:df:00:00:00:00", ["ip_dst_addr"] = "10.1.2.2", ["ip_src_addr"] = "10.0.0.1/8", ["sport"] = 1239, ["dport"] = 5678, ["ethType"] = "ipv4", ["ipProto"] = "udp", ["vlanid"] = 1, ["pktSize"] = 64})
-pktgen.seqTable(6, "0", {["eth_dst_addr"] = "02:df:00:01:03:00", ["eth_src_addr"] = "02:df:00:00:00:00", ["ip_dst_addr"] = "10.1.3.1", ["ip_src_addr"] = "10.0.0.1/8", ["sport"] = 1240, ["dport"] = 5678, ["ethType"] = "ipv4", ["ipProto"] = "udp", ["vlanid"] = 1, ["pktSize"] = 64})
-pktgen.seqTable(7, "0", {["eth_dst_addr"] = "02:df:00:01:03:01", ["eth_src_addr"] = "02:df:00:00:00:00", ["ip_dst_addr"] = "10.1.3.2", ["ip_src_addr"] = "10.0.0.1/8", ["sport"] = 1241, ["dport"] = 5678, ["ethType"] = "ipv4", ["ipProto"] = "udp", ["vlanid"] = 1, ["pktSize"] = 64})
+-- one sequence packet per destination, sent in turn; as Pktgen commands
+-- (a command file), since 24.07.1's pktgen.seqTable puts sequence N on port N
+local seq = {
+  "seq 0 0 dst 02:df:00:01:00:00 src 02:df:00:00:00:00 dst 10.1.0.1 src 10.0.0.1/8 sport 1234 dport 5678 ipv4 udp vlan 1 size 64",
+  "seq 1 0 dst 02:df:00:01:00:01 src 02:df:00:00:00:00 dst 10.1.0.2 src 10.0.0.1/8 sport 1235 dport 5678 ipv4 udp vlan 1 size 64",
+  "seq 2 0 dst 02:df:00:01:01:00 src 02:df:00:00:00:00 dst 10.1.1.1 src 10.0.0.1/8 sport 1236 dport 5678 ipv4 udp vlan 1 size 64",
+  "seq 3 0 dst 02:df:00:01:01:01 src 02:df:00:00:00:00 dst 10.1.1.2 src 10.0.0.1/8 sport 1237 dport 5678 ipv4 udp vlan 1 size 64",
+  "seq 4 0 dst 02:df:00:01:02:00 src 02:df:00:00:00:00 dst 10.1.2.1 src 10.0.0.1/8 sport 1238 dport 5678 ipv4 udp vlan 1 size 64",
+  "seq 5 0 dst 02:df:00:01:02:01 src 02:df:00:00:00:00 dst 10.1.2.2 src 10.0.0.1/8 sport 1239 dport 5678 ipv4 udp vlan 1 size 64",
+  "seq 6 0 dst 02:df:00:01:03:00 src 02:df:00:00:00:00 dst 10.1.3.1 src 10.0.0.1/8 sport 1240 dport 5678 ipv4 udp vlan 1 size 64",
+  "seq 7 0 dst 02:df:00:01:03:01 src 02:df:00:00:00:00 dst 10.1.3.2 src 10.0.0.1/8 sport 1241 dport 5678 ipv4 udp vlan 1 size 64",
+}
+local path = os.tmpname()
+local f = assert(io.open(path, "w"))
+f:write(table.concat(seq, "\n"), "\n")
+f:close()
+local ok, err = pcall(pktgen.load, path)
+os.remove(path)
+assert(ok, err)
 pktgen.set("0", "seq_cnt", 8)
 pktgen.start("0")
