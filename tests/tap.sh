@@ -75,14 +75,14 @@ if not kept:
 PY
 }
 
-# accounted JSON [overloaded]: a run's JSON report accounts for every
+# accounted JSON [KIND]: a run's JSON report accounts for every
 # packet: delivered exactly once, credits conserved, drained, nothing in
 # flight, some delivered, and generated = injected + dropped (by reason)
 # + never injected (still in a source queue when generation ended).
-# Nothing dropped, unless "overloaded": then the source queues must have
-# overflowed; or unless a drop reason is given: then packets were dropped
-# for it and for nothing else. Generation and injection follow emulated
-# time, so a host that falls behind drops nothing.
+# KIND "" or "normal": nothing dropped; "overloaded": the source queues
+# must have overflowed; a drop reason (e.g. no_mbuf): packets were
+# dropped for it and for nothing else. Generation and injection follow
+# emulated time, so a host that falls behind drops nothing.
 accounted() {
 	python3 - "$1" "${2:-}" <<'PY'
 import json, sys
@@ -95,7 +95,8 @@ assert p["injected"] == p["delivered"] > 0, p
 assert p["generated"] == p["injected"] + drops + p["not_injected"], p
 if sys.argv[2] == "overloaded":
     assert p["dropped"]["source_queue_full"] > 0, p
-elif sys.argv[2]:
+elif sys.argv[2] not in ("", "normal"):
+    assert sys.argv[2] in p["dropped"], "no drop reason " + sys.argv[2]
     assert p["dropped"][sys.argv[2]] == drops > 0, p
 else:
     assert drops == 0, p
