@@ -116,12 +116,15 @@ static uint64_t pool_mbufs(const struct df_plan *pl)
 	return pl->cfg.mbufs ? pl->cfg.mbufs : pool_auto(pl);
 }
 
-/* Per-lcore cache: DPDK's default burst, but none in a pool set small on
- * purpose, whose caches would hold a large share of it out of reach of
- * the other lcores. */
-static unsigned pool_cache(uint64_t n)
+/* Per-lcore cache: DPDK's default burst. The auto pool always has one
+ * (its size counts the caches, pool_auto): without it every mbuf taken
+ * and given back goes through the pool's ring, 9 % more cycles a hop
+ * (docs/performance.md, "What was tried"). None in a pool set below 64
+ * caches' worth on purpose, whose caches would hold a large share of it
+ * out of reach of the other lcores. */
+static unsigned pool_cache(const struct df_plan *pl, uint64_t n)
 {
-	return n >= 64 * 256 ? 256 : 0;
+	return pl->cfg.mbufs == 0 || n >= 64 * 256 ? 256 : 0;
 }
 
 int df_emulate_check_pool(const struct df_plan *pl, char *err, size_t len)
@@ -149,7 +152,7 @@ int emu_build_pool(struct emu *e)
 	uint32_t room = mbuf_room(pl);
 
 	e->run.pool = rte_pktmbuf_pool_create(
-		name, (unsigned)n, pool_cache(n), DP_PKT_PRIV_SIZE,
+		name, (unsigned)n, pool_cache(pl, n), DP_PKT_PRIV_SIZE,
 		RTE_PKTMBUF_HEADROOM + room, rte_socket_id());
 	if (e->run.pool == NULL) {
 		snprintf(e->err, e->errlen,
