@@ -118,7 +118,7 @@ static uint64_t pool_mbufs(const struct df_plan *pl)
 
 /* Per-lcore cache: DPDK's default burst. The auto pool always has one
  * (its size counts the caches, pool_auto): without it every mbuf taken
- * and given back goes through the pool's ring, 9 % more cycles a hop
+ * and given back goes through the pool's ring, 8-16 % more cycles a hop
  * (docs/performance.md, "What was tried"). None in a pool set below 64
  * caches' worth on purpose, whose caches would hold a large share of it
  * out of reach of the other lcores. */
