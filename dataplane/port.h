@@ -36,11 +36,6 @@ struct dp_port {
 	struct dp_link *out; /* we send on it; its credits come back to us */
 	struct dp_link *in;  /* we receive from it; we return its credits */
 	uint8_t cls, nvc;
-	/* UGAL-L_CR's queues below (ctq, dq) are in use: a flag on this
-	 * first line, so the hop of every other algorithm does not load
-	 * their pointers' line to find them NULL (docs/performance.md,
-	 * "Lines a hop touches") */
-	uint8_t crt;
 	uint32_t credits[DF_MAX_VC]; /* free flits downstream, per VC */
 	uint32_t waiting[DF_MAX_VC]; /* flits routed to this output, waiting */
 	/* greedy allocators ([FB] §3.1): the occupancy all decisions of one
@@ -49,20 +44,6 @@ struct dp_port {
 	uint64_t credit_t[DF_MAX_VC];	 /* due time of the last credit */
 	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
 	struct dp_vcq q[DF_MAX_VC];
-	/* UGAL-L_CR ([DF] §4.3.2): credit timestamp queue per VC (send time
-	 * of each packet in flight on this output, popped by its credit),
-	 * latest credit round trip, smallest seen (zero load), t_d. */
-	uint64_t *ctq[DF_MAX_VC];
-	uint32_t ctq_head[DF_MAX_VC], ctq_tail[DF_MAX_VC], ctq_mask;
-	uint64_t t_crt, t_crt0, t_d;
-	/* ... and what it measured and caused, for the report: round-trip
-	 * samples and their sum, credits delayed for packets that left here
-	 * and the extra delay they got (TSC) */
-	uint64_t crt_n, crt_sum, cr_delayed, cr_delay_sum;
-	/* UGAL-L_CR, input side: credits held back, per VC, in order; each
-	 * entry's due is its release time. */
-	struct dp_credit *dq[DF_MAX_VC];
-	uint32_t dq_head[DF_MAX_VC], dq_tail[DF_MAX_VC], dq_mask;
 	/* The papers' router ([router], xbar.h): this output's queue per VC
 	 * (empty slots when there is none), the crossbar's input and output
 	 * on this port busy until these TSCs, its time per byte into this
@@ -104,26 +85,19 @@ static inline uint32_t dp_vcq_count(const struct dp_vcq *q)
 	return q->tail - q->head;
 }
 
-/* A credit came back: its packet's round trip is one sample of t_crt. */
-static inline void dp_port_ctq_pop(struct dp_port *p, const struct dp_credit *c)
-{
-	uint32_t v = c->vc;
-	uint64_t sent;
+struct dp_router;
 
-	if (p->ctq_head[v] == p->ctq_tail[v])
-		return;
-	sent = p->ctq[v][p->ctq_head[v]++ & p->ctq_mask];
-	p->t_crt = c->due > sent ? c->due - sent : 0;
-	p->crt_n++;
-	p->crt_sum += p->t_crt;
-	if (p->t_crt < p->t_crt0)
-		p->t_crt0 = p->t_crt;
-	p->t_d = p->t_crt - p->t_crt0;
-}
+/* What a router's engine does with a credit that came back to its port k
+ * (routing.h: dp_routing_engine.credit); NULL: nothing. */
+typedef void (*dp_credit_hook)(struct dp_router *r, uint32_t k,
+			       const struct dp_credit *c);
 
-/* Apply the credits that are due; remember when the next one is. */
+/* Apply the credits that are due; remember when the next one is. A
+ * router's port k passes its engine's hook on (the router r), a
+ * terminal's NULL. */
 static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
-					  uint64_t *next)
+					  uint64_t *next, dp_credit_hook on,
+					  struct dp_router *r, uint32_t k)
 {
 	const struct dp_credit *c;
 	unsigned n = 0;
@@ -136,8 +110,8 @@ static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 		}
 		p->credits[c->vc] += c->flits;
 		p->credit_t[c->vc] = c->due;
-		if (unlikely(p->crt))
-			dp_port_ctq_pop(p, c);
+		if (unlikely(on != NULL))
+			on(r, k, c);
 		dp_link_credit_pop(p->out);
 		n++;
 	}

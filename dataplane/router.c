@@ -205,8 +205,8 @@ static int xbar_cross(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	if (q->last_start > ready)
 		ready = q->last_start;
 	finish = dp_xbar_move(ip, op, ov, m, pk->flits, ready, &q->last_start);
-	dp_credit_return(r, ip, k, vc, op, ov, q->last_start, finish,
-			 pk->flits);
+	dp_credit_return(r, ip, k, vc, (uint32_t)(op - r->port), ov,
+			 q->last_start, finish, pk->flits);
 	r->oq_ports |= 1ULL << pk->out_port;
 	granted(r, op, qi, turn);
 	vcq_pop(r, qi, q);
@@ -351,8 +351,8 @@ static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	if (q->last_start > ready)
 		ready = q->last_start;
 	q->last_start = link_send(r, op, out_vc, m, ready, now);
-	dp_credit_return(r, ip, qi / DP_VC_STRIDE, vc, op, out_vc,
-			 q->last_start, op->out->busy_until, flits);
+	dp_credit_return(r, ip, qi / DP_VC_STRIDE, vc, (uint32_t)(op - r->port),
+			 out_vc, q->last_start, op->out->busy_until, flits);
 	granted(r, op, qi, turn);
 	vcq_pop(r, qi, q);
 	return 1;
@@ -630,9 +630,13 @@ unsigned dp_router_step(struct dp_router *r, uint64_t now)
 
 	r->poll_pkt = r->poll_cred = 0;
 	prefetch_arrivals(r, pkts);
-	for (; creds; creds &= creds - 1)
-		credits += dp_port_credits_in(&r->port[__builtin_ctzll(creds)],
-					      now, &r->lc->next_event);
+	for (; creds; creds &= creds - 1) {
+		uint32_t k = (uint32_t)__builtin_ctzll(creds);
+
+		credits +=
+			dp_port_credits_in(&r->port[k], now, &r->lc->next_event,
+					   r->eng->credit, r, k);
+	}
 	r->lc->st.credits_in += credits;
 	work = credits;
 	for (; pkts; pkts &= pkts - 1) {
@@ -640,10 +644,8 @@ unsigned dp_router_step(struct dp_router *r, uint64_t now)
 
 		work += receive(r, &r->port[k], k, now);
 	}
-	if (credits && r->lc->run->credit_delay)
-		dp_credit_td_min(r);
-	if (r->dq_ports)
-		dp_credit_release(r, now);
+	if (unlikely(r->eng->step != NULL))
+		r->eng->step(r, now, credits);
 	work += allocate(r, now);
 	if (r->oq_ports)
 		work += oq_drain(r, now);

@@ -35,7 +35,9 @@ struct dp_router {
 	struct dp_lcore *lc;
 	/* = lc->run->eng, one load away in the hot loop */
 	const struct dp_routing_engine *eng;
-	uint64_t dq_ports; /* UGAL-L_CR: input ports holding credits */
+	/* ports where the engine holds something back that its step hook
+	 * releases (UGAL-L_CR's credits): the router has work of its own */
+	uint64_t held;
 	/* [router] output_buffer_flits (xbar.h; 0: no output queues), and
 	 * the ports whose output queues hold packets */
 	uint64_t oq_ports;
@@ -58,7 +60,8 @@ struct dp_router {
 	uint64_t qmask[DP_QWORDS]; /* non-empty input queues, bit
 				    * port * DP_VC_STRIDE + vc */
 	DP_ROUTER_PATH_COUNTERS(DP_ROUTER_FIELD)
-	uint64_t td_min; /* UGAL-L_CR: min t_d over outputs */
+	/* its engine's own state (routing.h, init; NULL: none) */
+	void *eng_priv;
 	/* vc-ordered with piggybacked flags ([routing] pb_flags; NULL
 	 * otherwise): the flags the last packet from each router of the
 	 * group carried in, [its index in the group] (ugal.c) */
@@ -87,13 +90,13 @@ static inline int dp_router_queued(const struct dp_router *r)
 
 /* Has the router work of its own for the next step (packets queued in
  * its input queues that are not parked, packets in its output queues,
- * credits held back)? Ports fed from another instance are polled at
- * every step the worker runs (lc->pollers), which is no work of its
- * own. */
+ * what its engine holds back)? Ports fed from another instance are
+ * polled at every step the worker runs (lc->pollers), which is no work
+ * of its own. */
 static inline int dp_router_busy(const struct dp_router *r)
 {
 	return (!r->parked && dp_router_queued(r)) ||
-	       (r->dq_ports | r->oq_ports) != 0;
+	       (r->held | r->oq_ports) != 0;
 }
 
 #endif

@@ -427,7 +427,8 @@ static unsigned port_step(struct dp_term *t, uint64_t now)
 	struct dp_lcore *lc = t->lc;
 	struct dp_port *p = &t->port;
 	struct rte_mbuf *m;
-	unsigned work = dp_port_credits_in(p, now, &lc->next_event);
+	unsigned work =
+		dp_port_credits_in(p, now, &lc->next_event, NULL, NULL, 0);
 
 	lc->st.credits_in += work;
 	/* out of the network, onto the port; a frame the port refused
@@ -520,7 +521,8 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now)
 		return port_step(t, now);
 	/* only the FIFOs whose wake fired (as a router's) */
 	work = poll & (1ULL << DP_TERM_POLL_CRED)
-		       ? dp_port_credits_in(p, now, &lc->next_event)
+		       ? dp_port_credits_in(p, now, &lc->next_event, NULL, NULL,
+					    0)
 		       : 0;
 	lc->st.credits_in += work;
 	if (poll & (1ULL << DP_TERM_POLL_PKT))

@@ -61,7 +61,6 @@ struct dp_run {
 	const struct dp_routing_engine *eng;
 	struct dp_router *const *routers; /* all, by id (UGAL-G reads them) */
 	uint32_t ugal_bias;
-	int credit_delay; /* UGAL-L_CR: delayed credits ([DF] §4.3.2) */
 	/* OFAR ([OC]) */
 	/* the escape subnetwork ([OC] §III): a ring, or a tree (the other
 	 * NULL); both NULL for other algorithms */

@@ -12,6 +12,7 @@
 #include "emu_int.h"
 #include "instances.h"
 #include "partition.h"
+#include "ugal_cr.h"
 
 /*
  * The terminals that offered traffic, the loads' divisor (docs/report.md):
@@ -129,40 +130,41 @@ static void latency_of(const struct dp_hist *h, double ns, struct df_latency *l)
 	l->max_ns = h->max * ns;
 }
 
-/* UGAL-L_CR: what each network output measured and delayed. */
+/* UGAL-L_CR: what each network output measured and delayed (the
+ * engine's own state, routing/ugal_cr.h). */
 static void fill_outputs(const struct emu *e, struct df_report *rep)
 {
 	const struct df_topo *t = &e->pl->topo;
 	double ns = 1e9 / e->ehz;
 
-	if (!e->run.credit_delay)
+	if (dp_cr_router(e->routers[0]) == NULL)
 		return;
 	rep->outputs =
 		calloc((size_t)t->nrouters * t->nports, sizeof(*rep->outputs));
 	if (rep->outputs == NULL)
 		return;
 	for (uint32_t r = 0; r < t->nrouters; r++)
-		for (uint32_t k = 0; k < t->nports; k++) {
+		for (uint32_t k = 0; k < e->routers[r]->nports; k++) {
 			const struct dp_port *p = &e->routers[r]->port[k];
+			const struct dp_cr_port *c =
+				dp_cr_port(e->routers[r], k);
 			struct df_output_report *o;
 
-			if (p->ctq[0] == NULL)
-				continue;
 			o = &rep->outputs[rep->noutputs++];
 			o->router = r;
 			o->port = k;
 			o->cls = p->cls;
-			o->crt_samples = p->crt_n;
+			o->crt_samples = c->crt_n;
 			o->crt_avg_ns =
-				p->crt_n ? p->crt_sum * ns / p->crt_n : 0;
-			o->crt0_ns = p->crt_n ? p->t_crt0 * ns : 0;
-			o->td_last_ns = p->t_d * ns;
-			o->delayed = p->cr_delayed;
-			o->delay_avg_ns = p->cr_delayed ? p->cr_delay_sum * ns /
-								  p->cr_delayed
+				c->crt_n ? c->crt_sum * ns / c->crt_n : 0;
+			o->crt0_ns = c->crt_n ? c->t_crt0 * ns : 0;
+			o->td_last_ns = c->t_d * ns;
+			o->delayed = c->cr_delayed;
+			o->delay_avg_ns = c->cr_delayed ? c->cr_delay_sum * ns /
+								  c->cr_delayed
 							: 0;
-			rep->cr_delayed += p->cr_delayed;
-			rep->cr_delay_avg_ns += p->cr_delay_sum * ns;
+			rep->cr_delayed += c->cr_delayed;
+			rep->cr_delay_avg_ns += c->cr_delay_sum * ns;
 		}
 	if (rep->cr_delayed)
 		rep->cr_delay_avg_ns /= rep->cr_delayed;

@@ -102,25 +102,10 @@ static int port_init(struct emu *e, struct dp_port *p, int cls,
 	p->nvc = nvc;
 	p->out = out;
 	p->in = in;
-	p->t_crt0 = UINT64_MAX;
 	for (uint32_t v = 0; v < nvc; v++) {
 		p->credits[v] = p->credit_full[v] = flits;
 		if (!queues)
 			continue;
-		if (e->run.credit_delay) {
-			/* one entry per packet in flight: at most one per
-			 * downstream flit */
-			uint32_t n = rte_align32pow2(flits);
-			p->ctq[v] =
-				emu_arena_alloc(&e->mem, n * sizeof(uint64_t));
-			p->ctq_mask = n - 1;
-			p->dq[v] = emu_arena_alloc(
-				&e->mem, n * sizeof(struct dp_credit));
-			p->dq_mask = n - 1;
-			if (p->ctq[v] == NULL || p->dq[v] == NULL)
-				return oom(e, "credit queues");
-			p->crt = 1;
-		}
 		uint32_t n = rte_align32pow2(flits);
 		p->q[v].slot = emu_arena_alloc(&e->mem, n * sizeof(void *));
 		if (p->q[v].slot == NULL)
@@ -194,11 +179,18 @@ int emu_build_capture(struct emu *e)
 	return rc;
 }
 
+/* The routing engine's state comes from the arena (routing.h, init). */
+static void *eng_zalloc(void *ctx, size_t size)
+{
+	return emu_arena_alloc(ctx, size);
+}
+
 static int build_nodes(struct emu *e)
 {
 	const struct df_plan *pl = e->pl;
 	const struct df_topo *t = &pl->topo;
 	uint32_t rp = t->nrouters * t->nports, sq;
+	const struct dp_eng_mem mem = {.zalloc = eng_zalloc, .ctx = &e->mem};
 
 	e->routers = calloc(t->nrouters, sizeof(*e->routers));
 	e->terms = calloc(t->nterms, sizeof(*e->terms));
@@ -256,6 +248,8 @@ static int build_nodes(struct emu *e)
 				      esc))
 				return -1;
 		}
+		if (ro->eng->init != NULL && ro->eng->init(ro, &mem) != 0)
+			return oom(e, "the routing engine's state");
 	}
 	sq = rte_align32pow2(pl->cfg.source_queue);
 	e->run.src_queue_mask = sq - 1;
@@ -562,7 +556,6 @@ void emu_init_run(struct emu *e)
 	run->tb = &e->pl->tb;
 	run->eng = dp_routing_engine(c->algorithm, c->type == DF_TOPO_FLATFLY);
 	run->ugal_bias = c->ugal_bias;
-	run->credit_delay = df_alg_info(c->algorithm)->credit_delay;
 	if (e->pl->tb.esc) {
 		if (c->escape_net == DF_ESC_TREE)
 			run->tree = &e->pl->tree;

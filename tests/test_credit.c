@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Credit return of UGAL-L_CR ([DF] §4.3.2) driven directly on one router
- * (dataplane/credit.h, the code the datapath runs), no EAL: the credit
- * rings are rte_rings initialised in plain memory. Checks that a delayed
+ * (dataplane/credit.h and the engine's hooks, routing/ugal_cr.c: the
+ * code the datapath runs), no EAL. Checks that a delayed
  * credit leaves exactly t_d(O) - min t_d after its packet, never for a
  * global input, in order per VC without blocking the other VCs, and that
  * over a long random run no credit is lost, duplicated or reordered.
@@ -10,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_ring.h>
-
 #include "check.h"
 #include "lone_router.h"
 #include "credit.h"
+#include "ugal_cr.h"
 
 #define NPORTS LONE_PORTS /* 0 terminal, 1 and 2 local, 3 global */
 #define NVC    2
@@ -27,14 +26,36 @@ struct rig {
 	struct dp_lcore *lc;
 	struct dp_router *r;
 	struct dp_link link[NPORTS]; /* link[k]: port k's incoming link */
+	void *mem[64];		     /* the engine's state, to free */
+	unsigned nmem;
 };
+
+/* The engine's allocator (routing.h, dp_eng_mem), calloc that the rig
+ * frees. */
+static void *rig_zalloc(void *ctx, size_t size)
+{
+	struct rig *g = ctx;
+	void *p;
+
+	if (g->nmem == RTE_DIM(g->mem) || (p = calloc(1, size)) == NULL)
+		return NULL;
+	return g->mem[g->nmem++] = p;
+}
+
+/* The engine's state of port k. */
+static struct dp_cr_port *crp(struct rig *g, uint32_t k)
+{
+	return dp_cr_port(g->r, k);
+}
 
 static int rig_init(struct rig *g)
 {
+	const struct dp_eng_mem mem = {.zalloc = rig_zalloc, .ctx = g};
+
 	memset(g, 0, sizeof(*g));
-	g->run.credit_delay = 1;
 	if (lone_router(&g->run, &g->lc, &g->r))
 		return -1;
+	g->r->eng = &dp_ugal_l_cr_engine;
 	for (int k = 0; k < NPORTS; k++) {
 		struct dp_port *p = &g->r->port[k];
 
@@ -45,27 +66,18 @@ static int rig_init(struct rig *g)
 			return -1;
 		p->nvc = NVC;
 		p->in = &g->link[k];
-		p->ctq_mask = p->dq_mask = QSIZE - 1;
-		p->crt = 1;
-		for (int v = 0; v < NVC; v++) {
-			p->ctq[v] = calloc(QSIZE, sizeof(uint64_t));
-			p->dq[v] = calloc(QSIZE, sizeof(struct dp_credit));
-			if (!p->ctq[v] || !p->dq[v])
-				return -1;
-		}
+		for (int v = 0; v < NVC; v++)
+			p->credit_full[v] = QSIZE;
 	}
-	return 0;
+	return g->r->eng->init(g->r, &mem);
 }
 
 static void rig_free(struct rig *g)
 {
-	for (int k = 0; k < NPORTS && g->r; k++) {
-		for (int v = 0; v < NVC; v++) {
-			free(g->r->port[k].ctq[v]);
-			free(g->r->port[k].dq[v]);
-		}
+	for (int k = 0; k < NPORTS && g->r; k++)
 		free(g->link[k].cred);
-	}
+	while (g->nmem)
+		free(g->mem[--g->nmem]);
 	free(g->r);
 	free(g->lc);
 }
@@ -74,8 +86,7 @@ static void rig_free(struct rig *g)
 static void depart(struct rig *g, uint32_t k, uint32_t vc, uint32_t o,
 		   uint64_t t, uint32_t flits)
 {
-	dp_credit_return(g->r, &g->r->port[k], k, vc, &g->r->port[o], vc,
-			 t - 10, t, flits);
+	dp_credit_return(g->r, &g->r->port[k], k, vc, o, vc, t - 10, t, flits);
 }
 
 /* Next credit that went upstream on port k's link, or 0 if none. */
@@ -93,8 +104,8 @@ static int pop(struct rig *g, uint32_t k, struct dp_credit *c)
 static void set_td(struct rig *g, const uint64_t td[NPORTS])
 {
 	for (int k = 0; k < NPORTS; k++)
-		g->r->port[k].t_d = td[k];
-	dp_credit_td_min(g->r);
+		crp(g, k)->t_d = td[k];
+	dp_cr_td_min(g->r);
 }
 
 static void test_exact(void)
@@ -109,37 +120,37 @@ static void test_exact(void)
 		return;
 	}
 	set_td(&g, td);
-	CHECK(g.r->td_min == 100,
+	CHECK(dp_cr_router(g.r)->td_min == 100,
 	      "min t_d over network outputs = 100 (terminal output ignored)");
 	depart(&g, 1, 0, 2, 1000, 8);
-	CHECK(!pop(&g, 1, &c) && g.r->port[2].cr_delayed == 1 &&
-		      g.r->port[2].cr_delay_sum == 200,
+	CHECK(!pop(&g, 1, &c) && crp(&g, 2)->cr_delayed == 1 &&
+		      crp(&g, 2)->cr_delay_sum == 200,
 	      "local input, out through t_d 300: held, 200 counted on the "
 	      "output");
-	CHECK(g.r->port[2].ctq_tail[0] == 1 && g.r->port[2].ctq[0][0] == 990,
+	CHECK(crp(&g, 2)->ctq_tail[0] == 1 && crp(&g, 2)->ctq[0][0] == 990,
 	      "the output's credit timestamp queue holds the departure");
-	dp_credit_release(g.r, 1199);
+	dp_cr_release(g.r, 1199);
 	CHECK(!pop(&g, 1, &c) && g.lc->next_event == 1200,
 	      "not released 1 cycle early; the lcore wakes at 1200");
-	dp_credit_release(g.r, 1200);
+	dp_cr_release(g.r, 1200);
 	ok = pop(&g, 1, &c);
 	CHECK(ok && c.due == 1200 + LAT && c.vc == 0 && c.flits == 8 &&
 		      !pop(&g, 1, &c),
 	      "released at finish + t_d(O) - min t_d = 1200, due upstream "
 	      "one credit latency later (%llu)",
 	      (unsigned long long)c.due);
-	CHECK(g.r->dq_ports == 0, "no input holds credits any more");
+	CHECK(g.r->held == 0, "no input holds credits any more");
 	/* released at a later step (a step every quantum): still stamped
 	 * 1400; a step past 1400 + LAT cannot send what is due by then, so
 	 * that credit is due just after it (dp_after, link.h) */
 	depart(&g, 1, 0, 2, 1200, 8);
-	dp_credit_release(g.r, 1420);
+	dp_cr_release(g.r, 1420);
 	ok = pop(&g, 1, &c);
 	CHECK(ok && c.due == 1400 + LAT,
 	      "released at a later step, stamped with its release time (%llu)",
 	      (unsigned long long)c.due);
 	depart(&g, 1, 0, 2, 1400, 8);
-	dp_credit_release(g.r, 1700);
+	dp_cr_release(g.r, 1700);
 	ok = pop(&g, 1, &c);
 	CHECK(ok && c.due == 1701,
 	      "released at a step past its due time: due just after the step "
@@ -147,7 +158,7 @@ static void test_exact(void)
 	      (unsigned long long)c.due);
 
 	depart(&g, 3, 0, 2, 2000, 8);
-	CHECK(pop(&g, 3, &c) && c.due == 2000 + LAT && g.r->dq_ports == 0,
+	CHECK(pop(&g, 3, &c) && c.due == 2000 + LAT && g.r->held == 0,
 	      "input fed by a global channel: never delayed");
 	depart(&g, 1, 1, 3, 2000, 8);
 	CHECK(pop(&g, 1, &c) && c.due == 2000 + LAT && c.vc == 1,
@@ -163,10 +174,10 @@ static void test_exact(void)
 	CHECK(pop(&g, 1, &c) && c.vc == 1 && c.flits == 3 &&
 		      c.due == 3020 + LAT && !pop(&g, 1, &c),
 	      "a held VC0 credit does not block VC1");
-	dp_credit_release(g.r, 3199);
+	dp_cr_release(g.r, 3199);
 	CHECK(!pop(&g, 1, &c), "VC0's undelayed credit waits behind its "
 			       "held predecessor");
-	dp_credit_release(g.r, 3200);
+	dp_cr_release(g.r, 3200);
 	ok = pop(&g, 1, &c) && c.flits == 1 && c.due == 3200 + LAT;
 	ok = ok && pop(&g, 1, &c) && c.flits == 2 && c.due == 3200 + LAT;
 	CHECK(ok && !pop(&g, 1, &c), "VC0 credits released in order at 3200");
@@ -209,15 +220,15 @@ static void test_long(void)
 			set_td(&g, td);
 		}
 		now += (seed >> 40) % 50;
-		uint64_t extra = dp_cr_extra(td[o], g.r->td_min,
+		uint64_t extra = dp_cr_extra(td[o], dp_cr_router(g.r)->td_min,
 					     g.r->port[k].cls == DF_LINK_LOCAL);
 		exp[k][v][nexp[k][v]++ % TRACK] =
 			(struct sent){now + extra, flits};
 		delayed += extra != 0;
 		depart(&g, k, v, o, now, flits);
-		dp_credit_release(g.r, now);
+		dp_cr_release(g.r, now);
 		for (int p = 0; p < NPORTS; p++) {
-			struct dp_port *ip = &g.r->port[p];
+			struct dp_cr_port *ip = crp(&g, p);
 			for (int w = 0; w < NVC; w++)
 				over += ip->dq_tail[w] - ip->dq_head[w] >
 					ip->dq_mask;
@@ -230,7 +241,7 @@ static void test_long(void)
 		}
 	}
 	/* the last step, after every release time */
-	dp_credit_release(g.r, now + 1000000);
+	dp_cr_release(g.r, now + 1000000);
 	for (int p = 0; p < NPORTS; p++)
 		while (pop(&g, p, &c)) {
 			struct sent *s = &exp[p][c.vc][ngot[p][c.vc]++ % TRACK];
@@ -254,7 +265,7 @@ static void test_long(void)
 	CHECK(early == 0 && delayed > N / 10,
 	      "no credit returned before finish + its delay (%llu early)",
 	      (unsigned long long)early);
-	CHECK(g.r->dq_ports == 0, "nothing held after the last release");
+	CHECK(g.r->held == 0, "nothing held after the last release");
 	for (int k = 0; k < NPORTS; k++)
 		for (int v = 0; v < NVC; v++)
 			free(exp[k][v]);

@@ -7,10 +7,21 @@
  * engines), one file per algorithm, in the manner of testpmd's forwarding
  * engines.
  */
+#include <stddef.h>
+#include <stdint.h>
+
 #include "config.h"
 #include "packet.h"
 
 struct dp_router;
+struct dp_credit;
+
+/* Where an engine's own state comes from (init): zeroed memory from the
+ * emulator's arena, freed with it; NULL when out of memory. */
+struct dp_eng_mem {
+	void *(*zalloc)(void *ctx, size_t size);
+	void *ctx;
+};
 
 /* A fully adaptive engine's choice for one attempt to move a packet
  * (select): the output, and what leaving with it does to the packet and
@@ -60,6 +71,29 @@ struct dp_routing_engine {
 	 * round reads the occupancy snapshot taken at its start (port.snap)
 	 * instead of the live counts, which each decision updates. */
 	uint8_t greedy;
+	/*
+	 * An engine that keeps state of its own (docs/design.md, "Routing
+	 * engines"): the router calls these, and knows none of the state.
+	 * A hook left NULL costs the hop one test of a pointer on a line it
+	 * reads anyway.
+	 */
+	/* Once per router, when its ports are built: the engine's state
+	 * into r->eng_priv, from mem. -1 when out of memory. */
+	int (*init)(struct dp_router *r, const struct dp_eng_mem *mem);
+	/* A packet of flits left input port k (VC vc) through output o (VC
+	 * out_vc), serialised from start to finish, when its input space is
+	 * free: 1 when the engine keeps that credit (it sends it later, from
+	 * step, and marks the port in r->held), 0 when the router sends it
+	 * upstream at finish. */
+	int (*leave)(struct dp_router *r, uint32_t k, uint32_t vc, uint32_t o,
+		     uint32_t out_vc, uint64_t start, uint64_t finish,
+		     uint32_t flits);
+	/* A credit came back to output k. */
+	void (*credit)(struct dp_router *r, uint32_t k,
+		       const struct dp_credit *c);
+	/* Every step, after the credits (how many came) and the arrivals,
+	 * before switch allocation. */
+	void (*step)(struct dp_router *r, uint64_t now, unsigned credits);
 };
 
 /* Packet pk leaves router r with choice c of engine eng (select): its

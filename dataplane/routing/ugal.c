@@ -12,6 +12,7 @@
  */
 #include "routing.h"
 #include "router.h"
+#include "ugal_cr.h"
 #include "ugal_rule.h"
 #include "worker.h"
 
@@ -133,25 +134,24 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 	r->decisions_nonmin++;
 }
 
-#define UGAL_ENGINE(var, mode)                                                \
+#define UGAL_ENGINE(var, mode, ...)                                           \
 	static void var##_decide(struct dp_router *r, struct dp_pkt *pk)      \
 	{                                                                     \
 		dp_ugal_decide(r, pk, dp_rand_group(&r->rng, r->lc->run->tb), \
 			       mode);                                         \
 	}                                                                     \
 	const struct dp_routing_engine var = {                                \
-		.decide = var##_decide,                                       \
-		.route = dp_table_route,                                      \
-	}
+		.decide = var##_decide, .route = dp_table_route, __VA_ARGS__}
 
 UGAL_ENGINE(dp_ugal_l_engine, DP_UGAL_PORT);
 UGAL_ENGINE(dp_ugal_g_engine, DP_UGAL_GLOBAL);
 UGAL_ENGINE(dp_ugal_l_vc_engine, DP_UGAL_VC);
 UGAL_ENGINE(dp_ugal_l_vch_engine, DP_UGAL_VCH);
 /* UGAL-L_CR decides as VCH ([DF] fn. 11: "implemented on top of
- * UGAL-L_VCH"); its difference is in the routers' credit return, switched
- * on by dp_run.credit_delay (router.c). */
-UGAL_ENGINE(dp_ugal_l_cr_engine, DP_UGAL_VCH);
+ * UGAL-L_VCH"); its difference is in the routers' credit return, its
+ * hooks (ugal_cr.c). */
+UGAL_ENGINE(dp_ugal_l_cr_engine, DP_UGAL_VCH, .init = dp_cr_init,
+	    .leave = dp_cr_leave, .credit = dp_cr_credit, .step = dp_cr_step);
 /* The VC-ordered baseline of [OC] (PB, "3/2 VCs"): a decision at the
  * source only, VC index rising along the path (the VAL plan, 3 local / 2
  * global VCs), UGAL-L's rule plus PB's congestion flag on the minimal
