@@ -36,12 +36,9 @@ struct dp_port {
 	struct dp_link *out; /* we send on it; its credits come back to us */
 	struct dp_link *in;  /* we receive from it; we return its credits */
 	uint8_t cls, nvc;
-	uint32_t credits[DF_MAX_VC]; /* free flits downstream, per VC */
-	uint32_t waiting[DF_MAX_VC]; /* flits routed to this output, waiting */
-	/* greedy allocators ([FB] §3.1): the occupancy all decisions of one
-	 * switch-allocation round read, taken at its start */
-	uint32_t snap;
-	uint64_t credit_t[DF_MAX_VC];	 /* due time of the last credit */
+	uint32_t credits[DF_MAX_VC];  /* free flits downstream, per VC */
+	uint32_t waiting[DF_MAX_VC];  /* flits routed to this output, waiting */
+	uint64_t credit_t[DF_MAX_VC]; /* due time of the last credit */
 	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
 	struct dp_vcq q[DF_MAX_VC];
 	/* The papers' router ([router], xbar.h): this output's queue per VC

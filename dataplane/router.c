@@ -565,9 +565,8 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	if (any == 0)
 		return 0;
 	prefetch_heads(r, mask, nw);
-	if (unlikely(r->eng->greedy))
-		for (uint32_t k = 0; k < r->nports; k++)
-			r->port[k].snap = dp_port_occ(&r->port[k], -1);
+	if (unlikely(r->eng->round != NULL))
+		r->eng->round(r);
 	for (;;) {
 		/* The queues of mask in round-robin order from start: from
 		 * start upward, then from 0. */

@@ -62,10 +62,6 @@ struct dp_router {
 	DP_ROUTER_PATH_COUNTERS(DP_ROUTER_FIELD)
 	/* its engine's own state (routing.h, init; NULL: none) */
 	void *eng_priv;
-	/* vc-ordered with piggybacked flags ([routing] pb_flags; NULL
-	 * otherwise): the flags the last packet from each router of the
-	 * group carried in, [its index in the group] (ugal.c) */
-	uint32_t *pb_seen;
 	struct dp_wake park_wake[2];
 	uint64_t park_poll; /* the park wakes' poll word (unused) */
 	uint32_t node; /* index among its worker's nodes (wheel.h): building

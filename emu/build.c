@@ -214,13 +214,6 @@ static int build_nodes(struct emu *e)
 		ro->lc = e->lc[pl->worker_of[r]];
 		ro->eng = e->run.eng;
 		ro->oq_cap = pl->cfg.output_buffer_flits;
-		if (pl->cfg.algorithm == DF_ALG_VC_ORDERED &&
-		    pl->cfg.pb_flags == DF_PB_PIGGYBACK) {
-			ro->pb_seen = emu_arena_alloc(
-				&e->mem, t->a * sizeof(*ro->pb_seen));
-			if (ro->pb_seen == NULL)
-				return oom(e, "PB flags");
-		}
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct df_port_info *pi =
 				&t->ports[r * t->nports + k];
@@ -248,7 +241,8 @@ static int build_nodes(struct emu *e)
 				      esc))
 				return -1;
 		}
-		if (ro->eng->init != NULL && ro->eng->init(ro, &mem) != 0)
+		if (ro->eng->init != NULL &&
+		    ro->eng->init(ro, &pl->cfg, &mem) != 0)
 			return oom(e, "the routing engine's state");
 	}
 	sq = rte_align32pow2(pl->cfg.source_queue);

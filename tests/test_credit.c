@@ -69,7 +69,7 @@ static int rig_init(struct rig *g)
 		for (int v = 0; v < NVC; v++)
 			p->credit_full[v] = QSIZE;
 	}
-	return g->r->eng->init(g->r, &mem);
+	return g->r->eng->init(g->r, NULL, &mem);
 }
 
 static void rig_free(struct rig *g)

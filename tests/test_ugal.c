@@ -296,8 +296,8 @@ static void test_pb_piggyback(void)
 	gi = dst / g.topo.a == 1 ? 2 : 1;
 	ro = g.routers[r];
 	x = g.routers[gr];
-	ro->pb_seen = seen_r;
-	x->pb_seen = seen_x;
+	ro->eng_priv = seen_r;
+	x->eng_priv = seen_x;
 	x->port[gp].credits[0] -= 60;
 	CHECK(dp_pb_flags(x) != 0, "router %u flags its loaded global port %u",
 	      gr, gp);
@@ -328,8 +328,8 @@ static void test_pb_piggyback(void)
 	      "piggyback: the flag went down at router %u, router %u still "
 	      "has the old one: non-minimal",
 	      gr, r);
-	ro->pb_seen = NULL;
-	x->pb_seen = NULL;
+	ro->eng_priv = NULL;
+	x->eng_priv = NULL;
 	CHECK(decide(&g, r, dst, gi, DP_UGAL_PB),
 	      "direct: the flag as it is now: minimal");
 	rig_free(&g);

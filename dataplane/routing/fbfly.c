@@ -70,7 +70,28 @@ const struct dp_routing_engine dp_fb_val_engine = {
 static inline uint32_t q_of(const struct dp_router *r, uint32_t port,
 			    int greedy)
 {
-	return greedy ? r->port[port].snap : dp_port_occ(&r->port[port], -1);
+	return greedy ? ((const uint32_t *)r->eng_priv)[port]
+		      : dp_port_occ(&r->port[port], -1);
+}
+
+/* The greedy allocator ([FB] §3.1): every decision of one allocation
+ * round reads the occupancy of each output taken at its start, the
+ * engine's own state (one count per port), instead of the live counts,
+ * which each decision updates. */
+static int greedy_init(struct dp_router *r, const struct df_config *cfg,
+		       const struct dp_eng_mem *mem)
+{
+	RTE_SET_USED(cfg);
+	r->eng_priv = mem->zalloc(mem->ctx, r->nports * sizeof(uint32_t));
+	return r->eng_priv != NULL ? 0 : -1;
+}
+
+static void greedy_round(struct dp_router *r)
+{
+	uint32_t *snap = r->eng_priv;
+
+	for (uint32_t k = 0; k < r->nports; k++)
+		snap[k] = dp_port_occ(&r->port[k], -1);
 }
 
 /* Port to coordinate m in dimension dim from coordinate c (m != c). */
@@ -337,15 +358,12 @@ static void clos_ad_decide(struct dp_router *r, struct dp_pkt *pk)
 }
 
 /* decide routes too (at_head); route has nothing left to do */
-#define FB_ENGINE(var, fn, is_greedy)          \
+#define FB_ENGINE(var, fn, ...)                \
 	const struct dp_routing_engine var = { \
-		.decide = fn,                  \
-		.route = fb_routed,            \
-		.at_head = 1,                  \
-		.greedy = is_greedy,           \
-	}
+		.decide = fn, .route = fb_routed, .at_head = 1, __VA_ARGS__}
+#define FB_GREEDY .init = greedy_init, .round = greedy_round
 
-FB_ENGINE(dp_fb_min_ad_engine, min_ad_decide, 1);
-FB_ENGINE(dp_fb_ugal_engine, ugal_decide, 1);
-FB_ENGINE(dp_fb_ugal_s_engine, ugal_s_decide, 0);
-FB_ENGINE(dp_fb_clos_ad_engine, clos_ad_decide, 0);
+FB_ENGINE(dp_fb_min_ad_engine, min_ad_decide, FB_GREEDY);
+FB_ENGINE(dp_fb_ugal_engine, ugal_decide, FB_GREEDY);
+FB_ENGINE(dp_fb_ugal_s_engine, ugal_s_decide);
+FB_ENGINE(dp_fb_clos_ad_engine, clos_ad_decide);

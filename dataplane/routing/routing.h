@@ -67,10 +67,6 @@ struct dp_routing_engine {
 	 * arrival: decide is then called at every router and chooses the
 	 * output itself (the adaptive engines of [FB] §3.1, OFAR). */
 	uint8_t at_head;
-	/* Greedy allocator ([FB] §3.1): every decision of one allocation
-	 * round reads the occupancy snapshot taken at its start (port.snap)
-	 * instead of the live counts, which each decision updates. */
-	uint8_t greedy;
 	/*
 	 * An engine that keeps state of its own (docs/design.md, "Routing
 	 * engines"): the router calls these, and knows none of the state.
@@ -78,8 +74,10 @@ struct dp_routing_engine {
 	 * reads anyway.
 	 */
 	/* Once per router, when its ports are built: the engine's state
-	 * into r->eng_priv, from mem. -1 when out of memory. */
-	int (*init)(struct dp_router *r, const struct dp_eng_mem *mem);
+	 * into r->eng_priv, from mem, as the run's configuration cfg asks.
+	 * -1 when out of memory. */
+	int (*init)(struct dp_router *r, const struct df_config *cfg,
+		    const struct dp_eng_mem *mem);
 	/* A packet of flits left input port k (VC vc) through output o (VC
 	 * out_vc), serialised from start to finish, when its input space is
 	 * free: 1 when the engine keeps that credit (it sends it later, from
@@ -94,6 +92,9 @@ struct dp_routing_engine {
 	/* Every step, after the credits (how many came) and the arrivals,
 	 * before switch allocation. */
 	void (*step)(struct dp_router *r, uint64_t now, unsigned credits);
+	/* At the start of a switch-allocation round with packets queued
+	 * (the greedy allocators of [FB] §3.1 take their snapshot). */
+	void (*round)(struct dp_router *r);
 };
 
 /* Packet pk leaves router r with choice c of engine eng (select): its

@@ -50,6 +50,12 @@ uint32_t dp_pb_flags(const struct dp_router *x)
 	return f;
 }
 
+/* vc-ordered's own state (vc_ordered_init), or NULL. */
+static inline uint32_t *pb_seen(const struct dp_router *r)
+{
+	return r->eng_priv;
+}
+
 /* vc-ordered (PB): is global channel gport of router grouter congested?
  * Its own channels a router reads at once. Another router's flags come
  * as PB has them ([OC] §II: "additional bits in the data packets sent
@@ -63,8 +69,8 @@ static int global_congested(const struct dp_router *r, uint32_t grouter,
 	const struct df_tables *tb = r->lc->run->tb;
 	uint32_t j = gport - (tb->p + tb->a - 1), f;
 
-	if (r->pb_seen != NULL && grouter != r->id)
-		f = r->pb_seen[grouter % tb->a];
+	if (pb_seen(r) != NULL && grouter != r->id)
+		f = pb_seen(r)[grouter % tb->a];
 	else
 		f = dp_pb_flags(x);
 	return j < DP_PB_BITS && (f >> j & 1);
@@ -79,12 +85,12 @@ static void pb_route(struct dp_router *r, struct dp_pkt *pk)
 {
 	const struct df_tables *tb = r->lc->run->tb;
 
-	if (r->pb_seen != NULL && (pk->pb_flags & DP_PB_STAMP))
-		r->pb_seen[(pk->pb_flags >> DP_PB_BITS) & 0x7f] =
+	if (pb_seen(r) != NULL && (pk->pb_flags & DP_PB_STAMP))
+		pb_seen(r)[(pk->pb_flags >> DP_PB_BITS) & 0x7f] =
 			pk->pb_flags & ((1u << DP_PB_BITS) - 1);
 	dp_table_route(r, pk);
 	pk->pb_flags = 0;
-	if (r->pb_seen != NULL && r->port[pk->out_port].cls == DF_LINK_LOCAL)
+	if (pb_seen(r) != NULL && r->port[pk->out_port].cls == DF_LINK_LOCAL)
 		pk->pb_flags = DP_PB_STAMP | (r->id % tb->a) << DP_PB_BITS |
 			       dp_pb_flags(r);
 }
@@ -162,7 +168,20 @@ static void vc_ordered_decide(struct dp_router *r, struct dp_pkt *pk)
 		       DP_UGAL_PB);
 }
 
+/* vc-ordered's own state, with [routing] pb_flags = piggyback: the flags
+ * the last packet from each router of the group carried in, [its index
+ * in the group] (pb_route); none (NULL) with direct. */
+static int vc_ordered_init(struct dp_router *r, const struct df_config *cfg,
+			   const struct dp_eng_mem *mem)
+{
+	if (cfg->pb_flags != DF_PB_PIGGYBACK)
+		return 0;
+	r->eng_priv = mem->zalloc(mem->ctx, cfg->a * sizeof(uint32_t));
+	return r->eng_priv != NULL ? 0 : -1;
+}
+
 const struct dp_routing_engine dp_vc_ordered_engine = {
 	.decide = vc_ordered_decide,
 	.route = pb_route,
+	.init = vc_ordered_init,
 };

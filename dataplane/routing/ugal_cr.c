@@ -15,11 +15,13 @@
 #include "ugal_cr.h"
 #include "worker.h"
 
-int dp_cr_init(struct dp_router *r, const struct dp_eng_mem *mem)
+int dp_cr_init(struct dp_router *r, const struct df_config *cfg,
+	       const struct dp_eng_mem *mem)
 {
 	struct dp_cr_router *cr = mem->zalloc(
 		mem->ctx, sizeof(*cr) + r->nports * sizeof(cr->port[0]));
 
+	RTE_SET_USED(cfg);
 	if (cr == NULL)
 		return -1;
 	for (uint32_t k = 0; k < r->nports; k++) {

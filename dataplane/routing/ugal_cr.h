@@ -56,7 +56,8 @@ static inline struct dp_cr_port *dp_cr_port(const struct dp_router *r,
 /* The engine's hooks (routing.h), and the two parts of its step, which
  * tests/test_credit.c drives apart: the smallest t_d over the outputs,
  * and the release of the held credits whose time has come. */
-int dp_cr_init(struct dp_router *r, const struct dp_eng_mem *mem);
+int dp_cr_init(struct dp_router *r, const struct df_config *cfg,
+	       const struct dp_eng_mem *mem);
 int dp_cr_leave(struct dp_router *r, uint32_t k, uint32_t vc, uint32_t o,
 		uint32_t out_vc, uint64_t start, uint64_t finish,
 		uint32_t flits);
