@@ -25,6 +25,10 @@ if [ -z "${PKTGEN:-}" ]; then
 	exit
 fi
 peer_scratch pg pgA pgd
+# dfemu runs in a session of its own (run_case), out of reach of a
+# Ctrl-C: an INT or TERM ends this script, whose EXIT trap kills it
+trap 'exit 130' INT
+trap 'exit 143' TERM
 [ -x "$PKTGEN" ]
 ok $? "PKTGEN=$PKTGEN is an executable"
 COUNT=1600 # a multiple of the uniform script's 16 destinations
@@ -56,8 +60,13 @@ run_case() {
 		echo "[terminals]"
 		echo "t0 = net_memif0,role=server,socket=$SOCK/t0.sock,socket-abstract=no"
 	} >"$TMP/$1.ini"
+	# dfemu in a session of its own: its main lcore's millisecond naps
+	# beside a busy loop of the same session would leave Pktgen's
+	# threads on that CPU almost no time (docs/ports-and-hosts.md,
+	# "Sharing CPUs with busy processes"). Not a job-control shell, so
+	# setsid(1) execs dfemu in place and $! is dfemu's.
 	# shellcheck disable=SC2086
-	"$DFEMU" --config "$TMP/$1.ini" --quiet \
+	setsid "$DFEMU" --config "$TMP/$1.ini" --quiet \
 		--set traffic.load=0 --set traffic.warmup_ms=0 \
 		--set traffic.measure_ms=300000 --json "$TMP/$1.json" \
 		--eal -l 0-1 --no-pci --no-huge -m 512 --no-shconf \

@@ -122,14 +122,22 @@ def start_dfemu(o, d, sock):
             "-m", "512", "--no-shconf", "--log-level=warning",
             "--file-prefix=%sd" % TAG]
     log = open(os.path.join(d, "dfemu.log"), "w")
+    # a session of its own: its main lcore's millisecond naps beside a
+    # busy process of the caller's session would leave Pktgen's lcores
+    # on that CPU almost no time (docs/ports-and-hosts.md, "Sharing CPUs
+    # with busy processes"); so a Ctrl-C reaches it through stop_dfemu
     emu = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                           stdin=subprocess.DEVNULL)
+                           stdin=subprocess.DEVNULL, start_new_session=True)
     want = [os.path.join(sock, "t%d.sock" % t) for t in o["terminals"]]
     end = time.monotonic() + 60
-    while not all(os.path.exists(w) for w in want):
-        if emu.poll() is not None or time.monotonic() > end:
-            return emu, False
-        time.sleep(0.05)  # polling for the sockets, not synchronising
+    try:
+        while not all(os.path.exists(w) for w in want):
+            if emu.poll() is not None or time.monotonic() > end:
+                return emu, False
+            time.sleep(0.05)  # polling for the sockets, not synchronising
+    except KeyboardInterrupt:
+        stop_dfemu(emu)
+        raise
     return emu, True
 
 
