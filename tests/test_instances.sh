@@ -445,8 +445,14 @@ three() {
 	for i in 0 1 2; do
 		cpus=0@0,1@1
 		[ "$i" -eq 1 ] && cpus=0@1,1@0
+		# each instance in a session of its own: the two workers that
+		# share a CPU yield it to each other (sched_yield), and a
+		# yielding thread loses nearly every turn to a busy loop of
+		# its own session on that CPU (docs/instances.md, "Three
+		# instances"). Not a job-control shell, so setsid(1) execs
+		# dfemu in place and $! is dfemu's (kill -9 and wait below).
 		# shellcheck disable=SC2086
-		"$DFEMU" --config configs/reference-split.ini --instance $i \
+		setsid "$DFEMU" --config configs/reference-split.ini --instance $i \
 			$RUN $THREE "$@" --json "$TMP/$name-$i.json" --eal \
 			--lcores=$cpus $MEM --file-prefix=dft$name$i$$ \
 			>"$TMP/$name-$i.log" 2>&1 &
