@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dfemu-lean-hop: the minimal loop a router hop is measured against
+ * (docs/performance.md, "The minimal loop"). The hop bench's network and
+ * traffic (`dfemu-bench hops`: the 36-router dragonfly p=2 a=4 h=2 g=9,
+ * MIN, zero-latency links of unlimited bandwidth, one-flit packets,
+ * saturated terminals, one worker), with the semantics dfemu keeps and
+ * none of its generality:
+ *
+ *   - exact time: every node steps once per quantum, and what a step
+ *     sends is due after it (dfemu's dp_after);
+ *   - one ring per link and VC that is at once the delay line, the input
+ *     VC queue and the credit path: the receiver routes and sends from
+ *     the slot where the packet arrived and frees it with the time its
+ *     credit is due upstream; the sender counts its credits from the
+ *     freed slots (virtual cut-through: a whole packet's room);
+ *   - switch allocation as router.c's: one packet per input queue per
+ *     step, round-robin from the one after the last that moved, and a
+ *     round-robin pointer at each output that a queue before it waits
+ *     for in a second pass;
+ *   - at delivery, a latency histogram and an order-free digest.
+ *
+ * No mbufs, frames, wheel, capture, faults or instances: what is left
+ * is the floor a hop with these semantics stands on. Plain C, no DPDK.
+ * Usage: dfemu-lean-hop [STEPS]
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <x86intrin.h>
+
+#define P     2
+#define A     4
+#define H     2
+#define G     9 /* a * h + 1: one global link between each two groups */
+#define NR    (A * G)
+#define NT    (P * NR)
+#define NP    (P + A - 1 + H) /* terminals, local, global */
+#define GPORT (P + A - 1)     /* the first global port */
+#define NVC   2
+#define CAP   64 /* slots per ring: a 64-flit buffer of one-flit packets */
+#define MASK  (CAP - 1)
+#define NLINK (2 * (NT + NR * (NP - P)))
+
+struct slot {
+	uint64_t due;	  /* arrival at the receiver */
+	uint64_t free_at; /* its credit due back upstream, once freed */
+	uint64_t gen;
+	uint32_t src, dst;
+};
+
+/* One link's VC: the sender owns tail and cred, the receiver head. */
+struct ring {
+	struct slot *s;
+	uint32_t tail; /* sent */
+	uint32_t cred; /* freed and credited back to the sender */
+	uint32_t head; /* freed by the receiver */
+};
+
+struct link {
+	struct ring vc[NVC];
+	uint64_t busy_until; /* the serializer */
+	uint64_t lat, clat;  /* latency, credit latency */
+};
+
+struct port {
+	struct link *out, *in;
+	uint32_t nvc;
+	uint32_t arb; /* the queue that comes first at this output */
+};
+
+struct router {
+	uint32_t grp, idx, rr;
+	uint64_t forwarded;
+	struct port port[NP];
+};
+
+struct term {
+	uint32_t id;
+	struct link *out, *in;
+	uint64_t rng, generated;
+};
+
+static struct link links[NLINK];
+static uint32_t nlinks;
+static struct router routers[NR];
+static struct term terms[NT];
+static uint64_t lat_hist[64], lat_sum, digest, delivered;
+
+static struct link *new_link(void)
+{
+	struct link *l = &links[nlinks++];
+
+	for (int v = 0; v < NVC; v++) {
+		l->vc[v].s = aligned_alloc(64, CAP * sizeof(struct slot));
+		if (l->vc[v].s == NULL)
+			abort();
+	}
+	return l;
+}
+
+static inline uint64_t after(uint64_t due, uint64_t now)
+{
+	return due > now ? due : now + 1;
+}
+
+/* Free slots downstream on r as of now: the freed slots whose credit
+ * has come are credited first. */
+static inline uint32_t credits(struct ring *r, uint64_t now)
+{
+	while (r->cred != r->head && r->s[r->cred & MASK].free_at <= now)
+		r->cred++;
+	return CAP - (r->tail - r->cred);
+}
+
+static inline void send(struct link *l, uint32_t v, const struct slot *p,
+			uint64_t now)
+{
+	struct ring *r = &l->vc[v];
+	struct slot *s = &r->s[r->tail & MASK];
+
+	s->src = p->src;
+	s->dst = p->dst;
+	s->gen = p->gen;
+	s->due = after(now + l->lat, now);
+	r->tail++;
+}
+
+/* MIN ([DF] §4.1): local, global, local; the local hop in the
+ * destination group on VC 1, the others on VC 0. */
+static inline void route(const struct router *r, uint32_t dst, int in_global,
+			 uint32_t *port, uint32_t *vc)
+{
+	uint32_t d = dst / P, dg = d / A, c, owner;
+
+	*vc = 0;
+	if (dg == r->grp) {
+		if (d % A == r->idx) {
+			*port = dst % P;
+			return;
+		}
+		*port = P + (d % A < r->idx ? d % A : d % A - 1);
+		*vc = in_global;
+		return;
+	}
+	c = (dg + G - r->grp - 1) % G;
+	owner = c / H;
+	if (owner == r->idx)
+		*port = GPORT + c % H;
+	else
+		*port = P + (owner < r->idx ? owner : owner - 1);
+}
+
+/* Does queue qi come before pointer a in this step's order from start? */
+static inline int before(uint32_t qi, uint32_t a, uint32_t start, uint32_t nq)
+{
+	return (qi >= start ? qi - start : qi + nq - start) <
+	       (a >= start ? a - start : a + nq - start);
+}
+
+static unsigned router_step(struct router *r, uint64_t now)
+{
+	const uint32_t nq = NP * NVC;
+	uint32_t start = r->rr, last = UINT32_MAX;
+	uint64_t want = 0, later = 0;
+	unsigned moved = 0;
+
+	for (uint32_t k = 0; k < NP; k++)
+		for (uint32_t v = 0; v < r->port[k].nvc; v++) {
+			const struct ring *q = &r->port[k].in->vc[v];
+
+			if (q->head != q->tail &&
+			    q->s[q->head & MASK].due <= now)
+				want |= 1ULL << (k * NVC + v);
+		}
+	for (int pass = 0; pass < 2 && want; pass++) {
+		for (int round = 0; round < 2; round++) {
+			uint64_t w = want;
+
+			/* from start upward, then from 0 */
+			if (round == 0)
+				w &= ~0ULL << start;
+			else
+				w &= (1ULL << start) - 1;
+			for (; w; w &= w - 1) {
+				uint32_t qi = (uint32_t)__builtin_ctzll(w);
+				uint32_t k = qi / NVC, v = qi % NVC, op, ov;
+				struct ring *q = &r->port[k].in->vc[v];
+				struct slot *s = &q->s[q->head & MASK];
+				struct port *o;
+
+				route(r, s->dst, k >= GPORT, &op, &ov);
+				o = &r->port[op];
+				if (pass == 0 &&
+				    before(qi, o->arb, start, nq)) {
+					later |= 1ULL << qi;
+					continue;
+				}
+				if (o->out->busy_until > now ||
+				    credits(&o->out->vc[ov], now) == 0)
+					continue;
+				send(o->out, ov, s, now);
+				s->free_at =
+					after(now + r->port[k].in->clat, now);
+				q->head++;
+				o->arb = qi + 1 == nq ? 0 : qi + 1;
+				last = qi;
+				moved++;
+			}
+		}
+		want = later;
+		later = 0;
+	}
+	if (last != UINT32_MAX)
+		r->rr = last + 1 == nq ? 0 : last + 1;
+	r->forwarded += moved;
+	return moved;
+}
+
+static inline uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Deliver what is due, then generate one packet if there is room. */
+static void term_step(struct term *t, uint64_t now)
+{
+	struct ring *q = &t->in->vc[0];
+	struct slot p;
+
+	while (q->head != q->tail && q->s[q->head & MASK].due <= now) {
+		struct slot *s = &q->s[q->head & MASK];
+		uint64_t l = now - s->gen;
+
+		lat_hist[l < 63 ? l : 63]++;
+		lat_sum += l;
+		digest += (s->src * 0x9e3779b97f4a7c15ULL) ^ (s->gen + s->dst);
+		delivered++;
+		s->free_at = after(now + t->in->clat, now);
+		q->head++;
+	}
+	if (credits(&t->out->vc[0], now) == 0)
+		return;
+	do
+		p.dst = (uint32_t)(xorshift(&t->rng) % NT);
+	while (p.dst == t->id);
+	p.src = t->id;
+	p.gen = now;
+	send(t->out, 0, &p, now);
+	t->generated++;
+}
+
+static void link_pair(struct port *a, struct port *b, uint32_t nvc)
+{
+	a->out = b->in = new_link();
+	b->out = a->in = new_link();
+	a->nvc = b->nvc = nvc;
+}
+
+static void build(void)
+{
+	for (uint32_t r = 0; r < NR; r++) {
+		routers[r].grp = r / A;
+		routers[r].idx = r % A;
+	}
+	for (uint32_t t = 0; t < NT; t++) {
+		struct port *p = &routers[t / P].port[t % P];
+
+		terms[t].id = t;
+		terms[t].rng = 88172645463325252ULL + 7919ULL * t;
+		terms[t].out = p->in = new_link();
+		terms[t].in = p->out = new_link();
+		p->nvc = 1;
+	}
+	for (uint32_t g = 0; g < G; g++)
+		for (uint32_t i = 0; i < A; i++)
+			for (uint32_t j = i + 1; j < A; j++)
+				link_pair(&routers[g * A + i].port[P + j - 1],
+					  &routers[g * A + j].port[P + i], NVC);
+	/* global channel c of group g goes to group (g + c + 1) % G */
+	for (uint32_t g = 0; g < G; g++)
+		for (uint32_t c = 0; c < A * H; c++) {
+			uint32_t g2 = (g + c + 1) % G,
+				 c2 = (g + G - g2 - 1) % G;
+			struct port *a =
+				&routers[g * A + c / H].port[GPORT + c % H];
+			struct port *b =
+				&routers[g2 * A + c2 / H].port[GPORT + c2 % H];
+
+			if (a->out == NULL)
+				link_pair(a, b, 1);
+		}
+}
+
+/* Packets in the rings: sent and not yet freed. */
+static uint64_t in_flight(void)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < nlinks; i++)
+		for (int v = 0; v < NVC; v++)
+			n += links[i].vc[v].tail - links[i].vc[v].head;
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t steps = argc > 1 ? strtoull(argv[1], NULL, 0) : 1000000;
+	uint64_t t0, cyc, hops = 0, gen = 0;
+
+	build();
+	t0 = __rdtsc();
+	for (uint64_t now = 1; now <= steps; now++) {
+		for (uint32_t t = 0; t < NT; t++)
+			term_step(&terms[t], now);
+		for (uint32_t r = 0; r < NR; r++)
+			router_step(&routers[r], now);
+	}
+	cyc = __rdtsc() - t0;
+	for (uint32_t r = 0; r < NR; r++)
+		hops += routers[r].forwarded;
+	for (uint32_t t = 0; t < NT; t++)
+		gen += terms[t].generated;
+	printf("%lu steps, %lu router hops (%.2f a router step), %lu "
+	       "delivered, latency %.2f steps, digest %016lx\n",
+	       steps, hops, (double)hops / steps / NR, delivered,
+	       (double)lat_sum / delivered, digest);
+	printf("%.1f TSC cycles per router hop; %s\n", (double)cyc / hops,
+	       gen == delivered + in_flight() ? "every packet accounted for"
+					      : "PACKETS LOST");
+	printf("cycles_per_hop=%.1f hops=%lu\n", (double)cyc / hops, hops);
+	return gen == delivered + in_flight() ? 0 : 1;
+}
