@@ -14,6 +14,7 @@
 #include "config.h"
 #include "link.h"
 #include "packet.h"
+#include "routing/routing.h"
 #include "routing/ugal_rule.h"
 
 /* FIFO of one input VC: power-of-two ring of mbuf pointers. */
@@ -82,15 +83,8 @@ static inline uint32_t dp_vcq_count(const struct dp_vcq *q)
 	return q->tail - q->head;
 }
 
-struct dp_router;
-
-/* What a router's engine does with a credit that came back to its port k
- * (routing.h: dp_routing_engine.credit); NULL: nothing. */
-typedef void (*dp_credit_hook)(struct dp_router *r, uint32_t k,
-			       const struct dp_credit *c);
-
 /* Apply the credits that are due; remember when the next one is. A
- * router's port k passes its engine's hook on (the router r), a
+ * router's port k passes its engine's credit hook on (the router r), a
  * terminal's NULL. */
 static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 					  uint64_t *next, dp_credit_hook on,

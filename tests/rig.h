@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "eng_mem.h"
 #include "ring.h"
 #include "routing.h"
 #include "router.h"
@@ -25,8 +26,6 @@
 
 #define RIG_FLITS 64
 
-struct rig_mem;
-
 struct rig {
 	struct df_config cfg;
 	struct df_topo topo;
@@ -36,33 +35,13 @@ struct rig {
 	struct dp_run run;
 	struct dp_lcore *lc;
 	struct dp_router **routers;
-	struct dp_link *links; /* [router * nports + port]: serializers */
-	struct rig_mem *mem;   /* the engines' own state (rig_zalloc) */
+	struct dp_link *links;	 /* [router * nports + port]: serializers */
+	struct test_eng_mem mem; /* the engines' own state */
 };
-
-/* The engines' own state (routing.h, init), from calloc: a list that
- * rig_free frees. */
-struct rig_mem {
-	struct rig_mem *next;
-	uint64_t pad; /* the block after it 16-byte aligned */
-};
-
-static inline void *rig_zalloc(void *ctx, size_t size)
-{
-	struct rig *g = ctx;
-	struct rig_mem *m = calloc(1, sizeof(*m) + size);
-
-	if (m == NULL)
-		return NULL;
-	m->next = g->mem;
-	g->mem = m;
-	return m + 1;
-}
 
 /* A rig on the topology of cfg (already shaped: see rig_init). */
 static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 {
-	const struct dp_eng_mem mem = {.zalloc = rig_zalloc, .ctx = g};
 	char err[512];
 	enum df_algorithm alg = cfg->algorithm;
 	int tree = cfg->escape_net == DF_ESC_TREE;
@@ -122,8 +101,12 @@ static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 				p->credits[v] = p->credit_full[v] = RIG_FLITS;
 		}
 		g->routers[r] = ro;
-		if (ro->eng->init != NULL && ro->eng->init(ro, &g->cfg, &mem))
-			return -1;
+		if (ro->eng->init != NULL) {
+			const struct dp_eng_mem mem = test_eng_mem(&g->mem);
+
+			if (ro->eng->init(ro, &g->cfg, &mem))
+				return -1;
+		}
 	}
 	g->run.routers = g->routers;
 	return 0;
@@ -155,12 +138,7 @@ static inline int rig_select(struct dp_router *r, struct dp_pkt *pk,
 
 static inline void rig_free(struct rig *g)
 {
-	while (g->mem != NULL) {
-		struct rig_mem *m = g->mem;
-
-		g->mem = m->next;
-		free(m);
-	}
+	test_eng_free(&g->mem);
 	for (uint32_t r = 0; r < g->topo.nrouters; r++)
 		free(g->routers[r]);
 	free(g->routers);

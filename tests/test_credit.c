@@ -13,6 +13,7 @@
 #include "check.h"
 #include "lone_router.h"
 #include "credit.h"
+#include "eng_mem.h"
 #include "ugal_cr.h"
 
 #define NPORTS LONE_PORTS /* 0 terminal, 1 and 2 local, 3 global */
@@ -26,21 +27,8 @@ struct rig {
 	struct dp_lcore *lc;
 	struct dp_router *r;
 	struct dp_link link[NPORTS]; /* link[k]: port k's incoming link */
-	void *mem[64];		     /* the engine's state, to free */
-	unsigned nmem;
+	struct test_eng_mem mem;     /* the engine's state */
 };
-
-/* The engine's allocator (routing.h, dp_eng_mem), calloc that the rig
- * frees. */
-static void *rig_zalloc(void *ctx, size_t size)
-{
-	struct rig *g = ctx;
-	void *p;
-
-	if (g->nmem == RTE_DIM(g->mem) || (p = calloc(1, size)) == NULL)
-		return NULL;
-	return g->mem[g->nmem++] = p;
-}
 
 /* The engine's state of port k. */
 static struct dp_cr_port *crp(struct rig *g, uint32_t k)
@@ -50,9 +38,10 @@ static struct dp_cr_port *crp(struct rig *g, uint32_t k)
 
 static int rig_init(struct rig *g)
 {
-	const struct dp_eng_mem mem = {.zalloc = rig_zalloc, .ctx = g};
+	struct dp_eng_mem mem;
 
 	memset(g, 0, sizeof(*g));
+	mem = test_eng_mem(&g->mem);
 	if (lone_router(&g->run, &g->lc, &g->r))
 		return -1;
 	g->r->eng = &dp_ugal_l_cr_engine;
@@ -76,8 +65,7 @@ static void rig_free(struct rig *g)
 {
 	for (int k = 0; k < NPORTS && g->r; k++)
 		free(g->link[k].cred);
-	while (g->nmem)
-		free(g->mem[--g->nmem]);
+	test_eng_free(&g->mem);
 	free(g->r);
 	free(g->lc);
 }

@@ -16,6 +16,11 @@
 struct dp_router;
 struct dp_credit;
 
+/* What a router's engine does with a credit that came back to its port k
+ * (dp_routing_engine.credit; port.h, dp_port_credits_in). */
+typedef void (*dp_credit_hook)(struct dp_router *r, uint32_t k,
+			       const struct dp_credit *c);
+
 /* Where an engine's own state comes from (init): zeroed memory from the
  * emulator's arena, freed with it; NULL when out of memory. */
 struct dp_eng_mem {
@@ -87,8 +92,7 @@ struct dp_routing_engine {
 		     uint32_t out_vc, uint64_t start, uint64_t finish,
 		     uint32_t flits);
 	/* A credit came back to output k. */
-	void (*credit)(struct dp_router *r, uint32_t k,
-		       const struct dp_credit *c);
+	dp_credit_hook credit;
 	/* Every step, after the credits (how many came) and the arrivals,
 	 * before switch allocation. */
 	void (*step)(struct dp_router *r, uint64_t now, unsigned credits);
