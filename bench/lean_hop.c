@@ -20,6 +20,12 @@
  *     for in a second pass;
  *   - at delivery, a latency histogram and an order-free digest.
  *
+ * Three rules keep its data-dependent branches few (docs/performance.md,
+ * "The minimal loop"): a sender counts the credits in the freed slots
+ * only when its ring looks full; a route is one lookup in a table made
+ * from the routing rule; and the scan for due queues sets their bits
+ * without a branch.
+ *
  * No mbufs, frames, wheel, capture, faults or instances: what is left
  * is the floor a hop with these semantics stands on. Plain C, no DPDK.
  * Usage: dfemu-lean-hop [STEPS]
@@ -41,6 +47,9 @@
 #define CAP   64 /* slots per ring: a 64-flit buffer of one-flit packets */
 #define MASK  (CAP - 1)
 #define NLINK (2 * (NT + NR * (NP - P)))
+
+/* route[]: plus the destination terminal; VC 1 after a global link */
+enum { ROUTE_TERM = 0x10, ROUTE_VC = 0x20 };
 
 struct slot {
 	uint64_t due;	  /* arrival at the receiver */
@@ -65,11 +74,14 @@ struct link {
 
 struct port {
 	struct link *out, *in;
-	uint32_t nvc;
 	uint32_t arb; /* the queue that comes first at this output */
 };
 
 struct router {
+	/* the route to each router: its port, | ROUTE_TERM: plus the
+	 * destination terminal's index there, | ROUTE_VC: on VC 1 when the
+	 * packet came in on a global link */
+	uint8_t route[NR];
 	uint32_t grp, idx, rr;
 	uint64_t forwarded;
 	struct port port[NP];
@@ -104,10 +116,14 @@ static inline uint64_t after(uint64_t due, uint64_t now)
 	return due > now ? due : now + 1;
 }
 
-/* Free slots downstream on r as of now: the freed slots whose credit
- * has come are credited first. */
+/* Room downstream on r as of now (0: none). While fewer than CAP
+ * packets are neither credited nor sent, there is room whatever the
+ * freed slots say: they are credited only when the ring looks full,
+ * and then only those whose credit has come. */
 static inline uint32_t credits(struct ring *r, uint64_t now)
 {
+	if (__builtin_expect(r->tail - r->cred < CAP, 1))
+		return CAP - (r->tail - r->cred);
 	while (r->cred != r->head && r->s[r->cred & MASK].free_at <= now)
 		r->cred++;
 	return CAP - (r->tail - r->cred);
@@ -127,9 +143,10 @@ static inline void send(struct link *l, uint32_t v, const struct slot *p,
 }
 
 /* MIN ([DF] §4.1): local, global, local; the local hop in the
- * destination group on VC 1, the others on VC 0. */
-static inline void route(const struct router *r, uint32_t dst, int in_global,
-			 uint32_t *port, uint32_t *vc)
+ * destination group on VC 1, the others on VC 0. Run once per router
+ * and destination router, to fill the table route() reads. */
+static void route_rule(const struct router *r, uint32_t dst, int in_global,
+		       uint32_t *port, uint32_t *vc)
 {
 	uint32_t d = dst / P, dg = d / A, c, owner;
 
@@ -151,6 +168,17 @@ static inline void route(const struct router *r, uint32_t dst, int in_global,
 		*port = P + (owner < r->idx ? owner : owner - 1);
 }
 
+/* route_rule() from the table, without a branch: a branch on a random
+ * destination is mispredicted about half the time. */
+static inline void route(const struct router *r, uint32_t dst, int in_global,
+			 uint32_t *port, uint32_t *vc)
+{
+	uint32_t e = r->route[dst / P];
+
+	*port = (e & 0xf) + ((dst % P) & -((e & ROUTE_TERM) != 0));
+	*vc = (uint32_t)in_global & ((e & ROUTE_VC) != 0);
+}
+
 /* Does queue qi come before pointer a in this step's order from start? */
 static inline int before(uint32_t qi, uint32_t a, uint32_t start, uint32_t nq)
 {
@@ -165,13 +193,15 @@ static unsigned router_step(struct router *r, uint64_t now)
 	uint64_t want = 0, later = 0;
 	unsigned moved = 0;
 
+	/* every port has NVC rings; those it does not use stay empty.
+	 * An empty ring's head slot is stale but readable. */
 	for (uint32_t k = 0; k < NP; k++)
-		for (uint32_t v = 0; v < r->port[k].nvc; v++) {
+		for (uint32_t v = 0; v < NVC; v++) {
 			const struct ring *q = &r->port[k].in->vc[v];
 
-			if (q->head != q->tail &&
-			    q->s[q->head & MASK].due <= now)
-				want |= 1ULL << (k * NVC + v);
+			want |= (uint64_t)((q->head != q->tail) &
+					   (q->s[q->head & MASK].due <= now))
+				<< (k * NVC + v);
 		}
 	for (int pass = 0; pass < 2 && want; pass++) {
 		for (int round = 0; round < 2; round++) {
@@ -253,11 +283,10 @@ static void term_step(struct term *t, uint64_t now)
 	t->generated++;
 }
 
-static void link_pair(struct port *a, struct port *b, uint32_t nvc)
+static void link_pair(struct port *a, struct port *b)
 {
 	a->out = b->in = new_link();
 	b->out = a->in = new_link();
-	a->nvc = b->nvc = nvc;
 }
 
 static void build(void)
@@ -273,13 +302,12 @@ static void build(void)
 		terms[t].rng = 88172645463325252ULL + 7919ULL * t;
 		terms[t].out = p->in = new_link();
 		terms[t].in = p->out = new_link();
-		p->nvc = 1;
 	}
 	for (uint32_t g = 0; g < G; g++)
 		for (uint32_t i = 0; i < A; i++)
 			for (uint32_t j = i + 1; j < A; j++)
 				link_pair(&routers[g * A + i].port[P + j - 1],
-					  &routers[g * A + j].port[P + i], NVC);
+					  &routers[g * A + j].port[P + i]);
 	/* global channel c of group g goes to group (g + c + 1) % G */
 	for (uint32_t g = 0; g < G; g++)
 		for (uint32_t c = 0; c < A * H; c++) {
@@ -291,7 +319,18 @@ static void build(void)
 				&routers[g2 * A + c2 / H].port[GPORT + c2 % H];
 
 			if (a->out == NULL)
-				link_pair(a, b, 1);
+				link_pair(a, b);
+		}
+	for (uint32_t r = 0; r < NR; r++)
+		for (uint32_t d = 0; d < NR; d++) {
+			struct router *rt = &routers[r];
+			uint32_t port, vc0, vc1;
+
+			route_rule(rt, d * P, 0, &port, &vc0);
+			route_rule(rt, d * P, 1, &port, &vc1);
+			rt->route[d] =
+				(uint8_t)(port | (d == r ? ROUTE_TERM : 0) |
+					  (vc1 ? ROUTE_VC : 0));
 		}
 }
 
