@@ -10,10 +10,11 @@
  *   - exact time: every node steps once per quantum, and what a step
  *     sends is due after it (dfemu's dp_after);
  *   - one ring per link and VC that is at once the delay line, the input
- *     VC queue and the credit path: the receiver routes and sends from
- *     the slot where the packet arrived and frees it with the time its
- *     credit is due upstream; the sender counts its credits from the
- *     freed slots (virtual cut-through: a whole packet's room);
+ *     VC queue and the credit path, dataplane/vcring.h's: the receiver
+ *     routes and sends from the slot where the packet arrived and frees
+ *     it with the time its credit is due upstream; the sender counts its
+ *     credits from the freed slots (virtual cut-through: a whole
+ *     packet's room);
  *   - switch allocation as router.c's: one packet per input queue per
  *     step, round-robin from the one after the last that moved, and a
  *     round-robin pointer at each output that a queue before it waits
@@ -22,18 +23,23 @@
  *
  * Three rules keep its data-dependent branches few (docs/performance.md,
  * "The minimal loop"): a sender counts the credits in the freed slots
- * only when its ring looks full; a route is one lookup in a table made
- * from the routing rule; and the scan for due queues sets their bits
- * without a branch.
+ * only when the flits it has counted are too few (vcring.h's
+ * dp_vcring_fits); a route is one lookup in a table made from the
+ * routing rule; and the scan for due queues sets their bits without a
+ * branch.
  *
  * No mbufs, frames, wheel, capture, faults or instances: what is left
- * is the floor a hop with these semantics stands on. Plain C, no DPDK.
+ * is the floor a hop with these semantics stands on. Plain C, no DPDK
+ * (vcring.h has none either).
  * Usage: dfemu-lean-hop [STEPS]
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <x86intrin.h>
+
+#include "vcring.h"
 
 #define P     2
 #define A     4
@@ -45,31 +51,23 @@
 #define GPORT (P + A - 1)     /* the first global port */
 #define NVC   2
 #define CAP   64 /* slots per ring: a 64-flit buffer of one-flit packets */
-#define MASK  (CAP - 1)
 #define NLINK (2 * (NT + NR * (NP - P)))
 
 /* route[]: plus the destination terminal; VC 1 after a global link */
 enum { ROUTE_TERM = 0x10, ROUTE_VC = 0x20 };
 
-struct slot {
-	uint64_t due;	  /* arrival at the receiver */
-	uint64_t free_at; /* its credit due back upstream, once freed */
-	uint64_t gen;
-	uint32_t src, dst;
-};
-
-/* One link's VC: the sender owns tail and cred, the receiver head. */
-struct ring {
-	struct slot *s;
-	uint32_t tail; /* sent */
-	uint32_t cred; /* freed and credited back to the sender */
-	uint32_t head; /* freed by the receiver */
-};
+/* A packet by value: in a slot, its generation time is the word and its
+ * source and destination terminals the aux. */
+#define AUX(src, dst) ((src) | (dst) << 16)
+#define SRC(aux)      ((aux)&0xffff)
+#define DST(aux)      ((aux) >> 16)
 
 struct link {
-	struct ring vc[NVC];
+	struct dp_vcring r; /* its rings, one per VC */
+	/* the sender's: */
 	uint64_t busy_until; /* the serializer */
 	uint64_t lat, clat;  /* latency, credit latency */
+	struct dp_vccredit cr[NVC];
 };
 
 struct port {
@@ -82,6 +80,11 @@ struct router {
 	 * destination terminal's index there, | ROUTE_VC: on VC 1 when the
 	 * packet came in on a global link */
 	uint8_t route[NR];
+	/* the input rings in use (local links have two VCs, the others
+	 * one), and each one's queue index port * NVC + vc */
+	struct dp_vcring *in[NP * NVC];
+	uint8_t inv[NP * NVC], qi[NP * NVC];
+	uint32_t nin;
 	uint32_t grp, idx, rr;
 	uint64_t forwarded;
 	struct port port[NP];
@@ -102,12 +105,15 @@ static uint64_t lat_hist[64], lat_sum, digest, delivered;
 static struct link *new_link(void)
 {
 	struct link *l = &links[nlinks++];
+	/* two slots a line: aligned */
+	struct dp_vcslot *s = aligned_alloc(64, NVC * CAP * sizeof(*s));
 
-	for (int v = 0; v < NVC; v++) {
-		l->vc[v].s = aligned_alloc(64, CAP * sizeof(struct slot));
-		if (l->vc[v].s == NULL)
-			abort();
-	}
+	if (s == NULL)
+		abort();
+	memset(s, 0, NVC * CAP * sizeof(*s));
+	dp_vcring_init(&l->r, s, NVC, CAP);
+	for (int v = 0; v < NVC; v++)
+		dp_vccredit_init(&l->cr[v], CAP);
 	return l;
 }
 
@@ -116,30 +122,12 @@ static inline uint64_t after(uint64_t due, uint64_t now)
 	return due > now ? due : now + 1;
 }
 
-/* Room downstream on r as of now (0: none). While fewer than CAP
- * packets are neither credited nor sent, there is room whatever the
- * freed slots say: they are credited only when the ring looks full,
- * and then only those whose credit has come. */
-static inline uint32_t credits(struct ring *r, uint64_t now)
-{
-	if (__builtin_expect(r->tail - r->cred < CAP, 1))
-		return CAP - (r->tail - r->cred);
-	while (r->cred != r->head && r->s[r->cred & MASK].free_at <= now)
-		r->cred++;
-	return CAP - (r->tail - r->cred);
-}
-
-static inline void send(struct link *l, uint32_t v, const struct slot *p,
+/* Packet (word, aux) onto link l's VC v in the step at now. */
+static inline void send(struct link *l, uint32_t v, uint64_t word, uint32_t aux,
 			uint64_t now)
 {
-	struct ring *r = &l->vc[v];
-	struct slot *s = &r->s[r->tail & MASK];
-
-	s->src = p->src;
-	s->dst = p->dst;
-	s->gen = p->gen;
-	s->due = after(now + l->lat, now);
-	r->tail++;
+	dp_vcring_push_word(&l->r, v, &l->cr[v], word, 1, aux,
+			    after(now + l->lat, now));
 }
 
 /* MIN ([DF] §4.1): local, global, local; the local hop in the
@@ -193,16 +181,15 @@ static unsigned router_step(struct router *r, uint64_t now)
 	uint64_t want = 0, later = 0;
 	unsigned moved = 0;
 
-	/* every port has NVC rings; those it does not use stay empty.
-	 * An empty ring's head slot is stale but readable. */
-	for (uint32_t k = 0; k < NP; k++)
-		for (uint32_t v = 0; v < NVC; v++) {
-			const struct ring *q = &r->port[k].in->vc[v];
+	/* An empty ring's head slot is stale but readable. */
+	for (uint32_t i = 0; i < r->nin; i++) {
+		struct dp_vcring *q = r->in[i];
+		uint32_t v = r->inv[i];
 
-			want |= (uint64_t)((q->head != q->tail) &
-					   (q->s[q->head & MASK].due <= now))
-				<< (k * NVC + v);
-		}
+		want |= (uint64_t)((dp_vcring_count(q, v) != 0) &
+				   (dp_vcring_head(q, v)->due <= now))
+			<< r->qi[i];
+	}
 	for (int pass = 0; pass < 2 && want; pass++) {
 		for (int round = 0; round < 2; round++) {
 			uint64_t w = want;
@@ -215,11 +202,12 @@ static unsigned router_step(struct router *r, uint64_t now)
 			for (; w; w &= w - 1) {
 				uint32_t qi = (uint32_t)__builtin_ctzll(w);
 				uint32_t k = qi / NVC, v = qi % NVC, op, ov;
-				struct ring *q = &r->port[k].in->vc[v];
-				struct slot *s = &q->s[q->head & MASK];
+				struct dp_vcring *q = &r->port[k].in->r;
+				const struct dp_vcslot *s =
+					dp_vcring_head(q, v);
 				struct port *o;
 
-				route(r, s->dst, k >= GPORT, &op, &ov);
+				route(r, DST(s->aux), k >= GPORT, &op, &ov);
 				o = &r->port[op];
 				if (pass == 0 &&
 				    before(qi, o->arb, start, nq)) {
@@ -227,12 +215,13 @@ static unsigned router_step(struct router *r, uint64_t now)
 					continue;
 				}
 				if (o->out->busy_until > now ||
-				    credits(&o->out->vc[ov], now) == 0)
+				    !dp_vcring_fits(&o->out->r, ov,
+						    &o->out->cr[ov], 1, now))
 					continue;
-				send(o->out, ov, s, now);
-				s->free_at =
-					after(now + r->port[k].in->clat, now);
-				q->head++;
+				send(o->out, ov, s->word, s->aux, now);
+				dp_vcring_free(
+					q, v,
+					after(now + r->port[k].in->clat, now));
 				o->arb = qi + 1 == nq ? 0 : qi + 1;
 				last = qi;
 				moved++;
@@ -258,28 +247,26 @@ static inline uint64_t xorshift(uint64_t *s)
 /* Deliver what is due, then generate one packet if there is room. */
 static void term_step(struct term *t, uint64_t now)
 {
-	struct ring *q = &t->in->vc[0];
-	struct slot p;
+	struct dp_vcring *q = &t->in->r;
+	uint32_t dst, n = dp_vcring_due(q, 0, now, CAP);
 
-	while (q->head != q->tail && q->s[q->head & MASK].due <= now) {
-		struct slot *s = &q->s[q->head & MASK];
-		uint64_t l = now - s->gen;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct dp_vcslot *s = dp_vcring_at(q, 0, i);
+		uint64_t l = now - s->word;
 
 		lat_hist[l < 63 ? l : 63]++;
 		lat_sum += l;
-		digest += (s->src * 0x9e3779b97f4a7c15ULL) ^ (s->gen + s->dst);
-		delivered++;
-		s->free_at = after(now + t->in->clat, now);
-		q->head++;
+		digest += (SRC(s->aux) * 0x9e3779b97f4a7c15ULL) ^
+			  (s->word + DST(s->aux));
 	}
-	if (credits(&t->out->vc[0], now) == 0)
+	delivered += n;
+	dp_vcring_free_n(q, 0, n, after(now + t->in->clat, now));
+	if (!dp_vcring_fits(&t->out->r, 0, &t->out->cr[0], 1, now))
 		return;
 	do
-		p.dst = (uint32_t)(xorshift(&t->rng) % NT);
-	while (p.dst == t->id);
-	p.src = t->id;
-	p.gen = now;
-	send(t->out, 0, &p, now);
+		dst = (uint32_t)(xorshift(&t->rng) % NT);
+	while (dst == t->id);
+	send(t->out, 0, now, AUX(t->id, dst), now);
 	t->generated++;
 }
 
@@ -322,6 +309,16 @@ static void build(void)
 				link_pair(a, b);
 		}
 	for (uint32_t r = 0; r < NR; r++)
+		for (uint32_t k = 0; k < NP; k++)
+			for (uint32_t v = 0;
+			     v < (k >= P && k < GPORT ? NVC : 1); v++) {
+				struct router *rt = &routers[r];
+
+				rt->in[rt->nin] = &rt->port[k].in->r;
+				rt->inv[rt->nin] = (uint8_t)v;
+				rt->qi[rt->nin++] = (uint8_t)(k * NVC + v);
+			}
+	for (uint32_t r = 0; r < NR; r++)
 		for (uint32_t d = 0; d < NR; d++) {
 			struct router *rt = &routers[r];
 			uint32_t port, vc0, vc1;
@@ -341,7 +338,7 @@ static uint64_t in_flight(void)
 
 	for (uint32_t i = 0; i < nlinks; i++)
 		for (int v = 0; v < NVC; v++)
-			n += links[i].vc[v].tail - links[i].vc[v].head;
+			n += dp_vcring_count(&links[i].r, v);
 	return n;
 }
 
