@@ -442,8 +442,8 @@ static inline int try_select(struct dp_router *r, uint32_t qi,
 	/* nothing is applied before the move is certain */
 	if (r->oq_cap && !dp_xbar_can(ip, op, c.vc, pk->flits, r->oq_cap, now))
 		return no_park(r);
-	if (r->eng->queued != NULL)
-		r->port[pk->wait_port].waiting[0] -= pk->flits;
+	if (r->eng->dequeued != NULL)
+		r->eng->dequeued(r, pk);
 	dp_choice_apply(r->eng, r, pk, &c);
 	if (r->oq_cap)
 		return xbar_cross(r, qi, op, m, c.turn);

@@ -454,9 +454,16 @@ static void ofar_queued(struct dp_router *r, struct dp_pkt *pk)
 	r->port[minp].waiting[0] += pk->flits;
 }
 
+/* It moves: no longer waiting for its minimal output here. */
+static void ofar_dequeued(struct dp_router *r, const struct dp_pkt *pk)
+{
+	r->port[pk->wait_port].waiting[0] -= pk->flits;
+}
+
 const struct dp_routing_engine dp_ofar_engine = {
 	.select = ofar_select,
 	.commit = ofar_commit,
 	.queued = ofar_queued,
+	.dequeued = ofar_dequeued,
 	.at_head = 1,
 };

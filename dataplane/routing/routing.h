@@ -64,10 +64,11 @@ struct dp_routing_engine {
 	/* The packet leaves with select's choice c (act != 0): apply it. */
 	void (*commit)(struct dp_router *r, struct dp_pkt *pk,
 		       const struct dp_choice *c);
-	/* Optional, with select: a packet has entered an input queue of r;
-	 * the engine counts it in pk->wait_port's waiting[0] (its minimal
-	 * output), which the router takes back when the packet moves. */
+	/* Optional, with select: a packet has entered an input queue of r
+	 * (queued), and left it (dequeued, when it moves): OFAR counts it
+	 * meanwhile in its minimal output's waiting[0]. */
 	void (*queued)(struct dp_router *r, struct dp_pkt *pk);
+	void (*dequeued)(struct dp_router *r, const struct dp_pkt *pk);
 	/* Route at the head of the input queue at every router, not on
 	 * arrival: decide is then called at every router and chooses the
 	 * output itself (the adaptive engines of [FB] §3.1, OFAR). */
