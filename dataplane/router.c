@@ -53,8 +53,7 @@ static void lost(struct dp_router *r, struct dp_port *p, struct rte_mbuf *m,
 		lc->st.drops_measured++;
 	if (!(pk->flags & DP_PKT_EXTERNAL))
 		dp_settled(lc, pk->src_term, pk->seq);
-	if (unlikely(dp_link_credit(p->in, now, pk->vc, pk->flits, now)))
-		lc->st.enq_fail++;
+	dp_credit_send(lc, p->in, now, pk->vc, pk->flits, now);
 	lc->st.credits_out++;
 	rte_pktmbuf_free(m);
 }
@@ -636,7 +635,6 @@ unsigned dp_router_step(struct dp_router *r, uint64_t now)
 			dp_port_credits_in(&r->port[k], now, &r->lc->next_event,
 					   r->eng->credit, r, k);
 	}
-	r->lc->st.credits_in += credits;
 	work = credits;
 	for (; pkts; pkts &= pkts - 1) {
 		uint32_t k = (uint32_t)__builtin_ctzll(pkts);

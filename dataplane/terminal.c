@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "credit.h"
 #include "digest.h"
 #include "ingress.h"
 #include "tap.h"
@@ -295,8 +296,7 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 		else
 			lc->st.minimal++;
 	}
-	if (unlikely(dp_link_credit(t->port.in, left, 0, o->flits, lc->now)))
-		lc->st.enq_fail++;
+	dp_credit_send(lc, t->port.in, left, 0, o->flits, lc->now);
 	lc->st.credits_out++;
 }
 
@@ -430,7 +430,6 @@ static unsigned port_step(struct dp_term *t, uint64_t now)
 	unsigned work =
 		dp_port_credits_in(p, now, &lc->next_event, NULL, NULL, 0);
 
-	lc->st.credits_in += work;
 	/* out of the network, onto the port; a frame the port refused
 	 * waits, and nothing behind it passes */
 	if (t->held) {
@@ -524,7 +523,6 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now)
 		       ? dp_port_credits_in(p, now, &lc->next_event, NULL, NULL,
 					    0)
 		       : 0;
-	lc->st.credits_in += work;
 	if (poll & (1ULL << DP_TERM_POLL_PKT))
 		while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
 			deliver(t, m);

@@ -2,8 +2,8 @@
 /*
  * After the run: the report's numbers from the workers' counters,
  * histograms and the routers' and links' own, and the final accounting:
- * every credit back home (check_credits) and every packet delivered
- * exactly once (check_delivery).
+ * every credit back home (settle_credits, check_credits) and every
+ * packet delivered exactly once (check_delivery).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +48,37 @@ uint32_t emu_load_sources(const struct emu *e, const struct dp_stats *s,
 	       ((window ? s->gen_bytes_window : s->generated) > from_ports
 			? free_terms
 			: 0);
+}
+
+/*
+ * The credits still on their way when the run ended, taken back by their
+ * senders, as if the run had gone on until the last was due: a credit is
+ * counted where it leaves its receiver (dataplane/credit.h), so the drain
+ * ends once none is held back, not once every sender has taken its own.
+ * On the main lcore, the workers stopped; the engines see each credit as
+ * they would have (UGAL-L_CR's round trips).
+ */
+static void settle_credits(const struct emu *e)
+{
+	const struct df_topo *t = &e->pl->topo;
+	uint64_t next = UINT64_MAX;
+
+	for (uint32_t r = 0; r < t->nrouters; r++) {
+		struct dp_router *ro = e->routers[r];
+
+		for (uint32_t k = 0; k < t->nports; k++)
+			if (ro->port[k].out != NULL &&
+			    ro->port[k].out->cred != NULL)
+				dp_port_credits_in(&ro->port[k], UINT64_MAX,
+						   &next, ro->eng->credit, ro,
+						   k);
+	}
+	for (uint32_t i = 0; i < t->nterms; i++) {
+		struct dp_port *p = &e->terms[i]->port;
+
+		if (p->out != NULL && p->out->cred != NULL)
+			dp_port_credits_in(p, UINT64_MAX, &next, NULL, NULL, 0);
+	}
 }
 
 static void check_credits(const struct emu *e, struct df_report *rep)
@@ -390,6 +421,7 @@ void emu_account(const struct emu *e, struct df_report *rep)
 {
 	struct dp_stats s;
 
+	settle_credits(e);
 	sum_stats(e, &s);
 	fill_counts(e, rep, &s);
 	rep->digest = run_digest(e, &s.c);

@@ -65,10 +65,12 @@ static int network(const struct emu_inst *x, const struct emu_inst_local *l,
 	return 1;
 }
 
-/* The survivors' flows to and from the lost peers: DATA packets, their
- * measured ones, credits (sums over the survivors i). */
+/* The survivors' flows to and from the lost peers: DATA packets and
+ * their measured ones (sums over the survivors i). Not credits: each is
+ * counted owed and sent where it leaves its receiver (dataplane/credit.h),
+ * so the survivors' own balance whatever went to or came from the lost. */
 struct lost_flows {
-	uint64_t to, from, mto, mfrom, cto, cfrom;
+	uint64_t to, from, mto, mfrom;
 };
 
 static void lost_flows(const struct emu_inst *x,
@@ -85,8 +87,6 @@ static void lost_flows(const struct emu_inst *x,
 			f->from += all[i].recv[j];
 			f->mto += all[i].msent[j];
 			f->mfrom += all[i].mrecv[j];
-			f->cto += all[i].csent[j];
-			f->cfrom += all[i].crecv[j];
 		}
 }
 
@@ -125,8 +125,6 @@ int emu_inst_drained(const struct emu_inst *x, const struct emu_inst_local *l)
 	lost_flows(x, all, &lf);
 	inj = lf.from;
 	out = lf.to;
-	cout = lf.cfrom;
-	cin = lf.cto;
 	for (uint32_t i = 0; i < n; i++) {
 		if (x->ps[i].lost)
 			continue;

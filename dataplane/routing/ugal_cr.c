@@ -12,6 +12,7 @@
  */
 #include <rte_common.h>
 
+#include "credit.h"
 #include "ugal_cr.h"
 #include "worker.h"
 
@@ -144,10 +145,8 @@ void dp_cr_release(struct dp_router *r, uint64_t now)
 					pending = 1;
 					break;
 				}
-				if (unlikely(dp_link_credit(in, c->due, v,
-							    c->flits,
-							    now) != 0))
-					r->lc->st.enq_fail++;
+				dp_credit_send(r->lc, in, c->due, v, c->flits,
+					       now);
 				ip->dq_head[v]++;
 			}
 		}
