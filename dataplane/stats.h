@@ -201,7 +201,7 @@ struct dp_term_ports {
 	X(corrupt, NULL)                                                \
 	/* ring full: a sizing bug, never expected */                   \
 	X(enq_fail, NULL)                                               \
-	/* credits owed (input space freed), and sent upstream (the    \
+	/* credits owed (input space freed), and sent upstream (the     \
 	 * same but for those held back: UGAL-L_CR) */                  \
 	X(credits_out, NULL)                                            \
 	X(credits_in, NULL)
