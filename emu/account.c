@@ -58,27 +58,27 @@ uint32_t emu_load_sources(const struct emu *e, const struct dp_stats *s,
  * On the main lcore, the workers stopped; the engines see each credit as
  * they would have (UGAL-L_CR's round trips).
  */
+static void settle_port(struct dp_port *p, dp_credit_hook on,
+			struct dp_router *r, uint32_t k)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (p->out != NULL && p->out->cred != NULL)
+		dp_port_credits_in(p, UINT64_MAX, &next, on, r, k);
+}
+
 static void settle_credits(const struct emu *e)
 {
 	const struct df_topo *t = &e->pl->topo;
-	uint64_t next = UINT64_MAX;
 
 	for (uint32_t r = 0; r < t->nrouters; r++) {
 		struct dp_router *ro = e->routers[r];
 
 		for (uint32_t k = 0; k < t->nports; k++)
-			if (ro->port[k].out != NULL &&
-			    ro->port[k].out->cred != NULL)
-				dp_port_credits_in(&ro->port[k], UINT64_MAX,
-						   &next, ro->eng->credit, ro,
-						   k);
+			settle_port(&ro->port[k], ro->eng->credit, ro, k);
 	}
-	for (uint32_t i = 0; i < t->nterms; i++) {
-		struct dp_port *p = &e->terms[i]->port;
-
-		if (p->out != NULL && p->out->cred != NULL)
-			dp_port_credits_in(p, UINT64_MAX, &next, NULL, NULL, 0);
-	}
+	for (uint32_t i = 0; i < t->nterms; i++)
+		settle_port(&e->terms[i]->port, NULL, NULL, 0);
 }
 
 static void check_credits(const struct emu *e, struct df_report *rep)
