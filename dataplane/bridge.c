@@ -233,7 +233,7 @@ static void commit(struct dp_bridge *b)
  * releases them when due). */
 static uint32_t take_departed(struct dp_link *l, struct rte_mbuf **m)
 {
-	const struct dp_flight *f;
+	const struct dp_vcslot *f;
 	uint32_t n = 0;
 
 	while (n < DP_BRIDGE_BURST && (f = dp_link_peek(l)) != NULL) {
@@ -413,9 +413,11 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	rte_pktmbuf_adj(m, DATA_HDR);
 	p->recv++;
 	p->mrecv += (pk->flags & DP_PKT_MEASURED) != 0;
-	if (unlikely(dp_link_push(&b->links[li], m, pk->due_tsc) != 0)) {
-		/* the ring holds the link's whole buffer: cannot happen
-		 * unless the peer ignores credits; counted, never silent */
+	if (unlikely(dp_link_push(&b->links[li], pk->vc, m, pk->flits,
+				  pk->due_tsc) != 0)) {
+		/* a ring holds its VC's whole buffer: cannot happen unless
+		 * the peer ignores credits or names a VC the link has not;
+		 * counted, never silent */
 		b->enq_fail++;
 		rte_pktmbuf_free(m);
 	}

@@ -4,7 +4,7 @@
 
 /*
  * The two ends of dfemu's single-producer/single-consumer queues (a
- * link's packet and credit FIFOs, link.h; the notes between workers,
+ * link's credit FIFO, link.h; the notes between workers,
  * notify.h). Each end writes only its own index and publishes it with a
  * release store that the other end reads with an acquire load: correct
  * between two workers, and plain moves on x86 when both ends run on one.

@@ -3,20 +3,26 @@
 #define DP_LINK_H
 
 /*
- * A directed link: a FIFO delay line plus the sender's serializer. A departing
- * packet starts when the serializer is free and the packet is ready, finishes
- * size/bandwidth later and is due at the far end one latency after that; the
- * receiver releases it once due. Credits travel on a second FIFO the other way,
- * each message due one credit latency after the buffer space was freed.
+ * A directed link: a delay line per VC plus the sender's serializer. A
+ * departing packet starts when the serializer is free and the packet is
+ * ready, finishes size/bandwidth later and is due at the far end one
+ * latency after that; the receiver releases it once due. Credits travel on
+ * a FIFO the other way, each message due one credit latency after the
+ * buffer space was freed.
  *
- * The two FIFOs are dfemu's own single-producer/single-consumer queues,
- * not rte_rings: every rte_ring is a memzone and DPDK 22.11 allows 2560 of
+ * The delay lines are the link's rings (vcring.h), one per VC, each with
+ * as many slots as the VC's buffer at the far end has flits; each packet
+ * carries the link's send number, and the receiver takes them across its
+ * VCs in that order, so the link is still one delay line
+ * (docs/design.md, "The rings of a link"). The credit FIFO is one of
+ * dfemu's own single-producer/single-consumer queues (fifo.h). Neither is
+ * an rte_ring: every rte_ring is a memzone and DPDK 22.11 allows 2560 of
  * them (RTE_MAX_MEMZONE), which a 1,056-terminal dragonfly's 5,000 rings
  * already exceed; and a slot carries the due time beside the mbuf, so a
- * receiver polling a link whose packet is not due yet reads the FIFO's
- * own cache line, not the mbuf. Each end writes only its own cache line
- * (sender: packets' tail, credits' head, the credit FIFO's wake;
- * receiver: the converse), with fifo.h's ends.
+ * receiver polling a link whose packet is not due yet reads the ring's
+ * slot, not the mbuf. Each end writes only its own cache lines (sender:
+ * the rings' tails, credits' head, the credit FIFO's wake; receiver: the
+ * converse).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -26,6 +32,7 @@
 
 #include "fifo.h"
 #include "notify.h"
+#include "vcring.h"
 #include "wheel.h"
 
 struct rte_mbuf;
@@ -36,7 +43,8 @@ struct dp_credit {
 	uint32_t flits;
 };
 
-/* A packet on its way: its due time at the far end, and the packet. */
+/* A packet and a time: in an output queue (xbar.h), when it finished
+ * crossing. */
 struct dp_flight {
 	uint64_t due;
 	struct rte_mbuf *m;
@@ -50,8 +58,8 @@ struct dp_link {
 	 * what both ends read on every packet and credit, written before
 	 * the run (drop_until: by the main lcore on a failure).
 	 */
-	struct dp_flight *pkt;	/* packet FIFO; NULL: no such link */
-	struct dp_credit *cred; /* credit FIFO, the other way */
+	struct dp_credit *cred; /* credit FIFO, the other way; NULL: no
+				 * such link */
 	/* both ends on one worker: its wheel, in which a producer arms the
 	 * consumer's wake itself (wheel.h); NULL: it sends a note on the
 	 * consumer's queue (notify.h) when there is one */
@@ -62,17 +70,19 @@ struct dp_link {
 	/* failed with faults.in_flight = drop: packets due up to this TSC
 	 * are lost on arrival (UINT64_MAX while down); 0 = none */
 	volatile uint64_t drop_until;
-	uint32_t mask; /* both FIFOs hold mask + 1 entries */
+	uint32_t mask; /* the credit FIFO holds mask + 1 entries */
 	uint8_t cls;
+	uint8_t nvc; /* the rings: one per VC */
 	/* a packet longer than this is due at the far end once its first
 	 * head_bytes have arrived (cut-through into a router: one flit);
 	 * 0: once all of it has (store-and-forward, and into a terminal) */
 	uint16_t head_bytes;
 
 	/* sender side: written by the upstream lcore */
-	struct dp_fifo_end pkt_tx __rte_cache_aligned; /* tail */
-	struct dp_fifo_end cred_rx;		       /* head */
-	uint64_t busy_until; /* serializer free from this TSC on */
+	struct dp_fifo_end cred_rx __rte_cache_aligned; /* head */
+	uint32_t sent;		   /* packets sent: the next one's number */
+	uint32_t freed[DF_MAX_VC]; /* the rings' heads, as last read */
+	uint64_t busy_until;	   /* serializer free from this TSC on */
 	uint64_t tx_pkts, tx_bytes;
 	/* capture (tap.h): interface index + 1, 0 = not captured */
 	uint32_t cap_if;
@@ -86,9 +96,9 @@ struct dp_link {
 
 	/* receiver side: written by the downstream lcore (the credit
 	 * FIFO's last due is its newest slot's, dp_link_credit_at) */
-	struct dp_fifo_end pkt_rx __rte_cache_aligned; /* head */
-	struct dp_fifo_end cred_tx;		       /* tail */
-	struct dp_wake pkt_wake; /* the receiver's, for the packet FIFO */
+	struct dp_fifo_end cred_tx __rte_cache_aligned; /* tail */
+	struct dp_wake pkt_wake; /* the receiver's, for the rings */
+	uint32_t rx_vc;		 /* the ring dp_link_peek took from */
 
 	/* read off the hop: reports, capture's VCs, notes between workers */
 	uint32_t from, from_port, to, to_port __rte_cache_aligned;
@@ -97,16 +107,42 @@ struct dp_link {
 	/* tx_pkts and tx_bytes at the first step at or after the window's
 	 * start [0] and end [1], copied by the sending worker */
 	uint64_t win_pkts[2], win_bytes[2] __rte_cache_aligned;
+
+	/* the packets on their way: a ring per VC, its tails on the
+	 * sender's line, its heads on the receiver's */
+	struct dp_vcring ring;
 } __rte_cache_aligned;
 
 /* what a hop reads of a link is on its first line */
-_Static_assert(offsetof(struct dp_link, pkt_tx) == RTE_CACHE_LINE_SIZE,
+_Static_assert(offsetof(struct dp_link, cred_rx) == RTE_CACHE_LINE_SIZE,
 	       "struct dp_link's first line overflows");
 
-/* An entry due at due is in one of l's FIFOs (the credit FIFO if
- * credit): arm its consumer's wake w in the worker's wheel, or note it to
- * the consumer's worker (the note queues are read only for a link
- * between workers). */
+/* Slots of a link with nvc VCs whose far buffers hold at most cap flits
+ * each: dp_link_rings' slots. */
+static inline uint32_t dp_link_nslots(uint32_t nvc, uint32_t cap)
+{
+	return nvc << dp_vcring_shift(cap);
+}
+
+/* Give l its rings: nvc VCs over slots (dp_link_nslots of them, zeroed),
+ * for far buffers of at most cap flits per VC. */
+static inline void dp_link_rings(struct dp_link *l, struct dp_vcslot *slots,
+				 uint32_t nvc, uint32_t cap)
+{
+	dp_vcring_init(&l->ring, slots, nvc, cap);
+	l->nvc = (uint8_t)nvc;
+}
+
+/* Is l a link (build.c made it), or an unused place in the array? */
+static inline int dp_link_exists(const struct dp_link *l)
+{
+	return l->cred != NULL;
+}
+
+/* An entry due at due is on l: a packet in its rings, or a credit in its
+ * credit FIFO if credit. Arm its consumer's wake w in the worker's wheel,
+ * or note it to the consumer's worker (the note queues are read only for
+ * a link between workers). */
 static inline void dp_link_wake(struct dp_link *l, struct dp_wake *w,
 				uint64_t due, int credit)
 {
@@ -171,34 +207,66 @@ static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
 	return dp_after(due, now);
 }
 
-/* Packet m onto l, due at the far end at due. -1 when the FIFO is full
- * (never, while senders hold credits: it holds the whole far buffer). */
-static inline int dp_link_push(struct dp_link *l, struct rte_mbuf *m,
-			       uint64_t due)
+/* Packet m of flits flits onto l's VC vc, due at the far end at due. -1
+ * when that ring is full or there is no such VC (never, while senders
+ * hold credits: a ring has a slot per flit of its VC's far buffer). The
+ * receiver's head is read again only when the copy says full. */
+static inline int dp_link_push(struct dp_link *l, uint32_t vc,
+			       struct rte_mbuf *m, uint32_t flits, uint64_t due)
 {
-	struct dp_flight *f;
+	struct dp_vcring *r = &l->ring;
 
-	if (unlikely(!dp_fifo_room(&l->pkt_tx, &l->pkt_rx, l->mask)))
+	if (unlikely(vc >= l->nvc))
 		return -1;
-	f = &l->pkt[l->pkt_tx.own & l->mask];
-	f->due = due;
-	f->m = m;
-	dp_fifo_publish(&l->pkt_tx);
+	if (unlikely(r->tx.tail[vc] - l->freed[vc] > r->tx.mask)) {
+		l->freed[vc] =
+			__atomic_load_n(&r->rx.head[vc], __ATOMIC_ACQUIRE);
+		if (r->tx.tail[vc] - l->freed[vc] > r->tx.mask)
+			return -1;
+	}
+	dp_vcring_put(r, vc, (uint64_t)(uintptr_t)m, flits, l->sent++, due);
 	dp_link_wake(l, &l->pkt_wake, due, 0);
 	return 0;
 }
 
-/* The packet at the head of l, or NULL. */
-static inline const struct dp_flight *dp_link_peek(struct dp_link *l)
+/*
+ * The packet at the head of l, or NULL: of the rings' heads, the one sent
+ * first (its send number, which wraps, in the slot's aux), which
+ * dp_link_pop then takes. A packet sent after another is due no earlier
+ * (dp_link_depart), so that head is the first due, and the rings give the
+ * packets in the order of the one delay line they replace. A tail is read
+ * again only when the copy says its ring is empty.
+ */
+static inline const struct dp_vcslot *dp_link_peek(struct dp_link *l)
 {
-	if (!dp_fifo_any(&l->pkt_rx, &l->pkt_tx))
-		return NULL;
-	return &l->pkt[l->pkt_rx.own & l->mask];
+	struct dp_vcring *r = &l->ring;
+	const struct dp_vcslot *best = NULL;
+
+	for (uint32_t v = 0; v < l->nvc; v++) {
+		const struct dp_vcslot *s;
+
+		if (r->rx.seen[v] == r->rx.head[v]) {
+			r->rx.seen[v] = __atomic_load_n(&r->tx.tail[v],
+							__ATOMIC_ACQUIRE);
+			if (r->rx.seen[v] == r->rx.head[v])
+				continue;
+		}
+		s = dp_vcring_head(r, v);
+		if (best == NULL || (int32_t)(s->aux - best->aux) < 0) {
+			best = s;
+			l->rx_vc = v;
+		}
+	}
+	return best;
 }
 
+/* The packet dp_link_peek gave is taken off its ring. */
 static inline void dp_link_pop(struct dp_link *l)
 {
-	dp_fifo_publish(&l->pkt_rx);
+	uint32_t v = l->rx_vc;
+
+	__atomic_store_n(&l->ring.rx.head[v], l->ring.rx.head[v] + 1,
+			 __ATOMIC_RELEASE);
 }
 
 /* A credit of flits on VC vc onto l's credit FIFO in the step at now,

@@ -115,7 +115,7 @@ static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 static inline struct rte_mbuf *dp_port_rx_next(struct dp_port *p, uint64_t now,
 					       uint64_t *next)
 {
-	const struct dp_flight *f = dp_link_peek(p->in);
+	const struct dp_vcslot *f = dp_link_peek(p->in);
 	struct rte_mbuf *m;
 
 	if (f == NULL) {

@@ -232,7 +232,8 @@ static inline uint64_t link_send(struct dp_router *r, struct dp_port *op,
 				     &start, &pk->tail_tsc, now);
 	pk->vc = (uint8_t)v;
 	dp_cap_tap(r->lc, op->out, m, pk->vc, pk->hops + 1u, now);
-	if (unlikely(dp_link_push(op->out, m, pk->due_tsc) != 0)) {
+	if (unlikely(dp_link_push(op->out, v, m, pk->flits, pk->due_tsc) !=
+		     0)) {
 		r->lc->st.enq_fail++;
 		rte_pktmbuf_free(m);
 	}
@@ -303,7 +304,7 @@ static inline void prefetch_heads(const struct dp_router *r,
 static inline void prefetch_arrivals(const struct dp_router *r, uint64_t ports)
 {
 	for (; ports; ports &= ports - 1) {
-		const struct dp_flight *f =
+		const struct dp_vcslot *f =
 			dp_link_peek(r->port[__builtin_ctzll(ports)].in);
 
 		if (f != NULL)

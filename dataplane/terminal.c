@@ -160,7 +160,7 @@ static void send_in(struct dp_term *t, struct rte_mbuf *m, uint64_t t0,
 	pk->due_tsc = dp_link_depart(p->out, ready, m->pkt_len, 0, &start,
 				     &pk->tail_tsc, now);
 	dp_cap_tap(t->lc, p->out, m, 0, 0, now);
-	if (unlikely(dp_link_push(p->out, m, pk->due_tsc) != 0)) {
+	if (unlikely(dp_link_push(p->out, 0, m, pk->flits, pk->due_tsc) != 0)) {
 		t->lc->st.enq_fail++;
 		rte_pktmbuf_free(m);
 	}

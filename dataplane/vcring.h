@@ -70,6 +70,9 @@ struct dp_vcring {
 		uint32_t head[DF_MAX_VC]; /* published: slots freed */
 		uint32_t mask;
 		uint64_t last_free; /* the newest credit's due time */
+		/* the tails as last read, for a receiver that reads them
+		 * again only when its copy says empty (link.h) */
+		uint32_t seen[DF_MAX_VC];
 	} rx __attribute__((aligned(64)));
 };
 
@@ -142,12 +145,11 @@ static inline int dp_vcring_fits(const struct dp_vcring *r, uint32_t v,
 	return dp_vcring_credit(r, v, c, now) >= flits;
 }
 
-/* Sender: a packet of flits flits on VC v (it fits: dp_vcring_fits), due
- * at the receiver at due, its state by value in the slot's word. */
-static inline void dp_vcring_push_word(struct dp_vcring *r, uint32_t v,
-				       struct dp_vccredit *c, uint64_t word,
-				       uint32_t flits, uint32_t aux,
-				       uint64_t due)
+/* Sender: write a packet of flits flits into VC v's tail slot, due at
+ * the receiver at due, and publish it, counting no credit (the caller's
+ * own: link.h while credits still travel on the credit FIFO). */
+static inline void dp_vcring_put(struct dp_vcring *r, uint32_t v, uint64_t word,
+				 uint32_t flits, uint32_t aux, uint64_t due)
 {
 	uint32_t t = r->tx.tail[v];
 	struct dp_vcslot *s = &r->tx.s[v][t & r->tx.mask];
@@ -156,8 +158,18 @@ static inline void dp_vcring_push_word(struct dp_vcring *r, uint32_t v,
 	s->word = word;
 	s->flits = flits;
 	s->aux = aux;
-	c->free -= flits;
 	__atomic_store_n(&r->tx.tail[v], t + 1, __ATOMIC_RELEASE);
+}
+
+/* Sender: a packet of flits flits on VC v (it fits: dp_vcring_fits), due
+ * at the receiver at due, its state by value in the slot's word. */
+static inline void dp_vcring_push_word(struct dp_vcring *r, uint32_t v,
+				       struct dp_vccredit *c, uint64_t word,
+				       uint32_t flits, uint32_t aux,
+				       uint64_t due)
+{
+	c->free -= flits;
+	dp_vcring_put(r, v, word, flits, aux, due);
 }
 
 /* dp_vcring_push_word with the packet m. */

@@ -305,7 +305,7 @@ static uint64_t xlinks_next(const struct dp_lcore *lc)
 	uint64_t d = UINT64_MAX;
 
 	for (uint32_t i = 0; i < lc->nxlinks; i++) {
-		const struct dp_flight *f = dp_link_peek(lc->xlinks[2 * i]);
+		const struct dp_vcslot *f = dp_link_peek(lc->xlinks[2 * i]);
 		const struct dp_credit *c =
 			dp_link_credit_peek(lc->xlinks[2 * i + 1]);
 

@@ -342,7 +342,7 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now);
  * misses in turn (docs/performance.md, "The heads asked for at once"). */
 static inline void dp_term_prefetch(struct dp_term *t)
 {
-	const struct dp_flight *f;
+	const struct dp_vcslot *f;
 
 	if (!(t->poll & (1ULL << DP_TERM_POLL_PKT)) || t->port.in == NULL ||
 	    (f = dp_link_peek(t->port.in)) == NULL)

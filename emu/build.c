@@ -38,7 +38,8 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 		     int to_router)
 {
 	const struct df_link_params *lp = &e->pl->cfg.link[cls];
-	uint32_t cap = emu_fifo_cap(e->pl, cls);
+	uint32_t cap = emu_fifo_cap(e->pl, cls), nvc = emu_link_vcs(e->pl, cls);
+	struct dp_vcslot *slots;
 
 	l->cls = cls;
 	l->from = from;
@@ -63,10 +64,12 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 						   e->ehz / 1e9 * 65536.0)
 				      : 0;
 	l->mask = cap - 1;
-	l->pkt = emu_arena_alloc(&e->mem, cap * sizeof(*l->pkt));
+	slots = emu_arena_alloc(&e->mem, dp_link_nslots(nvc, lp->buffer_flits) *
+						 sizeof(*slots));
 	l->cred = emu_arena_alloc(&e->mem, cap * sizeof(*l->cred));
-	if (l->pkt == NULL || l->cred == NULL)
+	if (slots == NULL || l->cred == NULL)
 		return oom(e, "link FIFOs");
+	dp_link_rings(l, slots, nvc, lp->buffer_flits);
 	return 0;
 }
 
@@ -613,8 +616,8 @@ void emu_teardown(struct emu *e)
 	/* what is still on a link or in a queue (a run cut short) */
 	for (uint32_t i = 0; e->links && i < e->nlinks; i++) {
 		struct dp_link *l = &e->links[i];
-		const struct dp_flight *f;
-		while (l->pkt && (f = dp_link_peek(l)) != NULL) {
+		const struct dp_vcslot *f;
+		while (dp_link_exists(l) && (f = dp_link_peek(l)) != NULL) {
 			rte_pktmbuf_free(f->m);
 			dp_link_pop(l);
 		}

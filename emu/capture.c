@@ -51,7 +51,7 @@ static int select_links(struct df_capture *cp, struct dp_link *links,
 		return -1;
 	}
 	for (uint32_t i = 0; i < nlinks; i++) {
-		if (links[i].pkt == NULL || !df_cap_selects(c, &desc[i]))
+		if (!dp_link_exists(&links[i]) || !df_cap_selects(c, &desc[i]))
 			continue;
 		links[i].cap_if = cp->nif + 1;
 		links[i].cap_vcs = vcs;

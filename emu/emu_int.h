@@ -78,6 +78,7 @@ void emu_teardown(struct emu *e);
 
 /* sizing.c: entries of each FIFO of a link of class c. */
 uint32_t emu_fifo_cap(const struct df_plan *pl, int c);
+uint32_t emu_link_vcs(const struct df_plan *pl, int c);
 /* sizing.c: the run's mbuf pool, as large as the plan needs. */
 int emu_build_pool(struct emu *e);
 

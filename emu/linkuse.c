@@ -13,7 +13,7 @@
 static const struct dp_lcore *sender(const struct dp_link *l,
 				     struct dp_router *const *routers)
 {
-	if (l->pkt == NULL || l->cls == DF_LINK_TERMINAL ||
+	if (!dp_link_exists(l) || l->cls == DF_LINK_TERMINAL ||
 	    routers[l->from] == NULL)
 		return NULL;
 	return routers[l->from]->lc;

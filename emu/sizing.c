@@ -20,26 +20,29 @@ static uint32_t buffer_total(const struct df_plan *pl, int c)
 	return (pl->tb.nvcs[c] + esc) * pl->cfg.link[c].buffer_flits;
 }
 
-/* VCs of a router port of class c, as port_init builds them: one on a
- * terminal port; the plan's, and OFAR's escape VC, on the others. */
-static uint32_t port_vcs(const struct df_plan *pl, int c)
+/* VCs of a router port of class c, as port_init builds them, and of its
+ * links' rings: one on a terminal port; the plan's, and OFAR's escape VC,
+ * on the others. */
+uint32_t emu_link_vcs(const struct df_plan *pl, int c)
 {
 	return c == DF_LINK_TERMINAL ? 1 : pl->tb.nvcs[c] + pl->tb.esc;
 }
 
-/* Entries of each FIFO of a link of class c: one per flit of the far
- * buffer, so packets and credit messages in flight never exceed it. */
+/* Entries of a link's credit FIFO of class c: one per flit of the far
+ * buffer, so credit messages in flight never exceed it. */
 uint32_t emu_fifo_cap(const struct df_plan *pl, int c)
 {
 	return rte_align32pow2(buffer_total(pl, c));
 }
 
-/* Bytes of one link of class c: the link and its two FIFOs. */
+/* Bytes of one link of class c: the link, its rings and credit FIFO. */
 static uint64_t link_bytes(const struct df_plan *pl, int c)
 {
 	return sizeof(struct dp_link) +
-	       (uint64_t)emu_fifo_cap(pl, c) *
-		       (sizeof(struct dp_flight) + sizeof(struct dp_credit));
+	       (uint64_t)dp_link_nslots(emu_link_vcs(pl, c),
+					pl->cfg.link[c].buffer_flits) *
+		       sizeof(struct dp_vcslot) +
+	       (uint64_t)emu_fifo_cap(pl, c) * sizeof(struct dp_credit);
 }
 
 /*
@@ -66,7 +69,7 @@ static uint32_t mbuf_room(const struct df_plan *pl)
  * ([router] output_buffer_flits, per VC). */
 static uint64_t oq_flits(const struct df_plan *pl, int c)
 {
-	return (uint64_t)port_vcs(pl, c) * pl->cfg.output_buffer_flits;
+	return (uint64_t)emu_link_vcs(pl, c) * pl->cfg.output_buffer_flits;
 }
 
 /* Terminals on DPDK ports. */
@@ -177,7 +180,7 @@ uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 	for (uint32_t i = 0; i < t->nrouters * t->nports; i++) {
 		const struct df_port_info *pi = &t->ports[i];
 		uint32_t flits = pl->cfg.link[pi->cls].buffer_flits;
-		uint32_t nvc = port_vcs(pl, pi->cls);
+		uint32_t nvc = emu_link_vcs(pl, pi->cls);
 		uint64_t vcq = (uint64_t)nvc * rte_align32pow2(flits) * 8;
 
 		if (pi->peer == DF_NO_PEER)

@@ -234,7 +234,7 @@ static int links(const char *params, struct rte_tel_data *d)
 		for (uint32_t i = 0; i < tel.nlinks; i++) {
 			const struct dp_link *l = &tel.links[i];
 			double u;
-			if (l->pkt == NULL || l->cls != c)
+			if (!dp_link_exists(l) || l->cls != c)
 				continue;
 			u = util(l, secs);
 			n++;

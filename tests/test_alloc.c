@@ -29,7 +29,7 @@
 #define NVC    2
 #define FLITS  4
 #define DEPTH  8    /* packets per input queue */
-#define FIFO   4096 /* entries of each link FIFO */
+#define FIFO   4096 /* entries of each link ring and credit FIFO */
 #define STEPS  300
 
 struct pkt_mem {
@@ -49,11 +49,16 @@ struct rig {
 
 static int link_init(struct dp_link *l)
 {
+	struct dp_vcslot *slots =
+		calloc(dp_link_nslots(NVC, FIFO), sizeof(*slots));
+
 	memset(l, 0, sizeof(*l));
-	l->pkt = calloc(FIFO, sizeof(*l->pkt));
 	l->cred = calloc(FIFO, sizeof(*l->cred));
 	l->mask = FIFO - 1;
-	return l->pkt != NULL && l->cred != NULL ? 0 : -1;
+	if (slots == NULL || l->cred == NULL)
+		return -1;
+	dp_link_rings(l, slots, NVC, FIFO);
+	return 0;
 }
 
 static int rig_init(struct rig *g)
@@ -85,9 +90,9 @@ static int rig_init(struct rig *g)
 static void rig_free(struct rig *g)
 {
 	for (int k = 0; k < NPORTS; k++) {
-		free(g->out[k].pkt);
+		free(g->out[k].ring.tx.s[0]);
 		free(g->out[k].cred);
-		free(g->in[k].pkt);
+		free(g->in[k].ring.tx.s[0]);
 		free(g->in[k].cred);
 	}
 	free(g->r);
@@ -127,7 +132,8 @@ static void fill(struct rig *g, uint32_t k, uint32_t v, uint32_t o, uint32_t ov)
 static void drain(struct rig *g)
 {
 	for (int k = 0; k < NPORTS; k++) {
-		g->out[k].pkt_rx.own = g->out[k].pkt_tx.own;
+		for (int v = 0; v < NVC; v++)
+			g->out[k].ring.rx.head[v] = g->out[k].ring.tx.tail[v];
 		g->in[k].cred_rx.own = g->in[k].cred_tx.own;
 	}
 }

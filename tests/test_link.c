@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A link's delay lines (dataplane/link.h): a ring per VC, read as one
+ * delay line. No EAL. Packets pushed on several VCs come out in the order
+ * they were sent, across the wrap of the send numbers and of the slots; a
+ * head not due yet holds back every packet sent after it, on any VC; a
+ * full ring, and a VC the link has not, refuse a packet, and a ring takes
+ * again once its receiver has popped one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "link.h"
+
+#define NVC 3
+#define CAP 8 /* flits of each VC's far buffer: slots per ring */
+
+static struct dp_link *link_new(void)
+{
+	struct dp_link *l = aligned_alloc(64, sizeof(*l));
+	struct dp_vcslot *s = calloc(dp_link_nslots(NVC, CAP), sizeof(*s));
+
+	if (l == NULL || s == NULL)
+		abort();
+	memset(l, 0, sizeof(*l));
+	dp_link_rings(l, s, NVC, CAP);
+	return l;
+}
+
+static void link_free(struct dp_link *l)
+{
+	free(l->ring.tx.s[0]);
+	free(l);
+}
+
+/* A packet's identity, in the slot's mbuf pointer. */
+static struct rte_mbuf *tag(uintptr_t i)
+{
+	return (struct rte_mbuf *)(i + 1);
+}
+
+/* The next packet due by now, popped, or 0. */
+static uintptr_t take(struct dp_link *l, uint64_t now)
+{
+	const struct dp_vcslot *s = dp_link_peek(l);
+	uintptr_t i;
+
+	if (s == NULL || s->due > now)
+		return 0;
+	i = (uintptr_t)s->m;
+	dp_link_pop(l);
+	return i;
+}
+
+/* Many packets on VCs chosen at random, their send numbers wrapping: out
+ * in send order, each once. */
+static void test_order(void)
+{
+	struct dp_link *l = link_new();
+	uint32_t sent = 0, got = 0, wrong = 0, lost = 0;
+	uint64_t due = 0;
+
+	l->sent = UINT32_MAX - 40; /* the send numbers wrap at 40 */
+	srand(7);
+	for (int round = 0; round < 4000; round++) {
+		int n = rand() % (CAP + 1);
+
+		/* up to CAP packets, each on a ring with room */
+		for (int j = 0; j < n; j++) {
+			uint32_t v = (uint32_t)rand() % NVC;
+
+			if (dp_link_push(l, v, tag(sent), 1, ++due) != 0)
+				continue;
+			sent++;
+		}
+		/* take what is due by a time among them */
+		for (uintptr_t i; (i = take(l, due - (uint64_t)(rand() % 4)));)
+			wrong += i != got++ + 1;
+	}
+	for (uintptr_t i; (i = take(l, UINT64_MAX));)
+		wrong += i != got++ + 1;
+	lost = sent - got;
+	CHECK(sent > 10000 && wrong == 0 && lost == 0,
+	      "%u packets on %d VCs out in send order across the wrap "
+	      "(%u out of order, %u not out)",
+	      sent, NVC, wrong, lost);
+	link_free(l);
+}
+
+/* A head not due holds back what was sent after it, on every VC. */
+static void test_hold(void)
+{
+	struct dp_link *l = link_new();
+	const struct dp_vcslot *s;
+	int ok;
+
+	ok = dp_link_push(l, 2, tag(0), 1, 100) == 0 &&
+	     dp_link_push(l, 0, tag(1), 1, 100) == 0 &&
+	     dp_link_push(l, 1, tag(2), 1, 200) == 0 &&
+	     dp_link_push(l, 0, tag(3), 1, 300) == 0;
+	CHECK(ok, "four packets on three VCs");
+	CHECK(take(l, 99) == 0, "nothing before the first is due");
+	CHECK(take(l, 150) == 1 && take(l, 150) == 2 && take(l, 150) == 0,
+	      "the two due at 100 in send order (VC 2, then VC 0), then "
+	      "none: VC 0's next is behind VC 1's head");
+	s = dp_link_peek(l);
+	CHECK(s != NULL && s->due == 200 && l->rx_vc == 1,
+	      "the head is VC 1's, due at 200");
+	CHECK(take(l, 400) == 3 && take(l, 400) == 4 && take(l, 400) == 0 &&
+		      dp_link_peek(l) == NULL,
+	      "then VC 1's and VC 0's; then the link is empty");
+	link_free(l);
+}
+
+/* A ring takes a slot per flit of its far buffer, and no more. */
+static void test_full(void)
+{
+	struct dp_link *l = link_new();
+	int n = 0;
+
+	while (n < 3 * CAP &&
+	       dp_link_push(l, 1, tag((uintptr_t)n), 1, (uint64_t)n + 1) == 0)
+		n++;
+	CHECK(n == CAP, "VC 1's ring took %d packets, its %d slots", n, CAP);
+	CHECK(dp_link_push(l, 0, tag(99), 1, 50) == 0,
+	      "VC 0's ring still takes one");
+	CHECK(dp_link_push(l, NVC, tag(98), 1, 50) != 0,
+	      "a VC the link has not is refused");
+	CHECK(take(l, 1) == 1 && dp_link_push(l, 1, tag(97), 1, 60) == 0,
+	      "VC 1 takes one again once its head is popped");
+	link_free(l);
+}
+
+int main(void)
+{
+	test_order();
+	test_hold();
+	test_full();
+	return check_done();
+}
