@@ -238,7 +238,7 @@ static uint32_t take_departed(struct dp_link *l, struct rte_mbuf **m)
 
 	while (n < DP_BRIDGE_BURST && (f = dp_link_peek(l)) != NULL) {
 		m[n++] = f->m;
-		dp_link_pop(l);
+		dp_link_take(l);
 	}
 	return n;
 }

@@ -230,12 +230,12 @@ static inline int dp_link_push(struct dp_link *l, uint32_t vc,
 }
 
 /*
- * The packet at the head of l, or NULL: of the rings' heads, the one sent
- * first (its send number, which wraps, in the slot's aux), which
- * dp_link_pop then takes. A packet sent after another is due no earlier
- * (dp_link_depart), so that head is the first due, and the rings give the
- * packets in the order of the one delay line they replace. A tail is read
- * again only when the copy says its ring is empty.
+ * The next packet on l, or NULL: of the first slots not taken yet of the
+ * rings, the one sent first (its send number, which wraps, in the slot's
+ * aux), which dp_link_pop then takes. A packet sent after another is due
+ * no earlier (dp_link_depart), so that slot is the first due, and the
+ * rings give the packets in the order of the one delay line they replace.
+ * A tail is read again only when the copy says its ring is empty.
  */
 static inline const struct dp_vcslot *dp_link_peek(struct dp_link *l)
 {
@@ -245,13 +245,13 @@ static inline const struct dp_vcslot *dp_link_peek(struct dp_link *l)
 	for (uint32_t v = 0; v < l->nvc; v++) {
 		const struct dp_vcslot *s;
 
-		if (r->rx.seen[v] == r->rx.head[v]) {
+		if (r->rx.seen[v] == r->rx.taken[v]) {
 			r->rx.seen[v] = __atomic_load_n(&r->tx.tail[v],
 							__ATOMIC_ACQUIRE);
-			if (r->rx.seen[v] == r->rx.head[v])
+			if (r->rx.seen[v] == r->rx.taken[v])
 				continue;
 		}
-		s = dp_vcring_head(r, v);
+		s = &r->rx.s[v][r->rx.taken[v] & r->rx.mask];
 		if (best == NULL || (int32_t)(s->aux - best->aux) < 0) {
 			best = s;
 			l->rx_vc = v;
@@ -260,13 +260,27 @@ static inline const struct dp_vcslot *dp_link_peek(struct dp_link *l)
 	return best;
 }
 
-/* The packet dp_link_peek gave is taken off its ring. */
+/* The packet dp_link_peek gave is taken: it stays in its slot, which is
+ * the receiver's until dp_link_free_to. */
 static inline void dp_link_pop(struct dp_link *l)
+{
+	l->ring.rx.taken[l->rx_vc]++;
+}
+
+/* The slots of l's VC vc up to index to (not included) are free: the
+ * packets in them have left. */
+static inline void dp_link_free_to(struct dp_link *l, uint32_t vc, uint32_t to)
+{
+	__atomic_store_n(&l->ring.rx.head[vc], to, __ATOMIC_RELEASE);
+}
+
+/* dp_link_pop, and the slot free at once: for a receiver that keeps no
+ * queue in the ring (a terminal, the bridge). */
+static inline void dp_link_take(struct dp_link *l)
 {
 	uint32_t v = l->rx_vc;
 
-	__atomic_store_n(&l->ring.rx.head[v], l->ring.rx.head[v] + 1,
-			 __ATOMIC_RELEASE);
+	dp_link_free_to(l, v, ++l->ring.rx.taken[v]);
 }
 
 /* A credit of flits on VC vc onto l's credit FIFO in the step at now,

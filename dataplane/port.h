@@ -17,10 +17,18 @@
 #include "routing/routing.h"
 #include "routing/ugal_rule.h"
 
-/* FIFO of one input VC: power-of-two ring of mbuf pointers. */
+/*
+ * FIFO of one input VC: the slots of the incoming link's ring for that VC
+ * (link.h), where its packets arrived. head counts the packets that left
+ * the queue, tail those that came into it; the packet at position i is in
+ * slot i + off. A packet lost on arrival is moved down below the head,
+ * where its slot is freed at once, and off counts them, so head and tail
+ * still count packets that passed through the queue (a table change's
+ * settling and the watchdog read them).
+ */
 struct dp_vcq {
-	struct rte_mbuf **slot;
-	uint32_t head, tail, mask;
+	struct dp_vcslot *slot;
+	uint32_t head, tail, mask, off;
 	uint64_t last_start; /* departure time of the packet popped last */
 };
 
@@ -83,6 +91,18 @@ static inline uint32_t dp_vcq_count(const struct dp_vcq *q)
 	return q->tail - q->head;
 }
 
+/* The slot of the packet at position i of q. */
+static inline struct dp_vcslot *dp_vcq_slot(const struct dp_vcq *q, uint32_t i)
+{
+	return &q->slot[(i + q->off) & q->mask];
+}
+
+/* The packet at the head of q (not empty). */
+static inline struct rte_mbuf *dp_vcq_head(const struct dp_vcq *q)
+{
+	return dp_vcq_slot(q, q->head)->m;
+}
+
 /* Apply the credits that are due; remember when the next one is. A
  * router's port k passes its engine's credit hook on (the router r), a
  * terminal's NULL. */
@@ -111,9 +131,11 @@ static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 }
 
 /* Next packet of the incoming link that is due, or NULL. The due time is
- * in the link's slot: a packet not due yet is not touched. */
+ * in the link's slot: a packet not due yet is not touched. keep: it stays
+ * in its slot, at the tail of its VC queue (a router's); else the slot is
+ * free at once. */
 static inline struct rte_mbuf *dp_port_rx_next(struct dp_port *p, uint64_t now,
-					       uint64_t *next)
+					       uint64_t *next, int keep)
 {
 	const struct dp_vcslot *f = dp_link_peek(p->in);
 	struct rte_mbuf *m;
@@ -129,7 +151,10 @@ static inline struct rte_mbuf *dp_port_rx_next(struct dp_port *p, uint64_t now,
 		return NULL;
 	}
 	m = f->m;
-	dp_link_pop(p->in);
+	if (keep)
+		dp_link_pop(p->in);
+	else
+		dp_link_take(p->in);
 	return m;
 }
 

@@ -88,6 +88,18 @@ static inline int dst_gone(const struct dp_router *r, const struct dp_pkt *pk)
 	return tb->gone != NULL && tb->gone[pk->dst_router];
 }
 
+/* The head packet of queue qi (of input port ip) is out of the queue: its
+ * slot is free for the sender's next packet (its credit goes apart,
+ * credit.h). */
+static inline void vcq_pop(struct dp_router *r, struct dp_port *ip, uint32_t qi,
+			   struct dp_vcq *q)
+{
+	q->head++;
+	dp_link_free_to(ip->in, qi % DP_VC_STRIDE, q->head + q->off);
+	if (q->head == q->tail)
+		qmask_clear(r, qi);
+}
+
 /* The packet at the head of queue qi (its output op, down) cannot arrive:
  * out of the queue and the network, counted. */
 static void head_lost(struct dp_router *r, uint32_t qi, struct dp_port *op,
@@ -101,10 +113,23 @@ static void head_lost(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	/* it held the queue until now: the packet behind cannot have
 	 * started earlier (try_send's ready time) */
 	q->last_start = now;
-	q->head++;
-	if (q->head == q->tail)
-		qmask_clear(r, qi);
+	vcq_pop(r, ip, qi, q);
 	lost(r, ip, m, now, DP_DROP_INSTANCE_LOST);
+}
+
+/* The packet that just arrived in slot tail + off of input port p's
+ * queue q (VC vc) is lost: its slot moves down below the head, where it
+ * is freed at once, and the queued packets one slot up, in order (the
+ * ring frees its slots in order; faults only). */
+static void vcq_drop_arrival(struct dp_port *p, uint32_t vc, struct dp_vcq *q)
+{
+	struct dp_vcslot dead = *dp_vcq_slot(q, q->tail);
+
+	for (uint32_t i = q->tail; i != q->head; i--)
+		*dp_vcq_slot(q, i) = *dp_vcq_slot(q, i - 1);
+	*dp_vcq_slot(q, q->head) = dead;
+	q->off++;
+	dp_link_free_to(p->in, vc, q->head + q->off);
 }
 
 static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
@@ -114,22 +139,16 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 	struct rte_mbuf *m;
 	unsigned n = 0;
 
-	while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
+	while ((m = dp_port_rx_next(p, now, &lc->next_event, 1)) != NULL) {
 		struct dp_pkt *pk = dp_pkt(m);
 		struct dp_vcq *q = &p->q[pk->vc];
 
+		/* it stays in its slot, at the tail of its queue */
 		if (unlikely(pk->due_tsc <= p->in->drop_until)) {
+			vcq_drop_arrival(p, pk->vc, q);
 			lost(r, p, m, now, DP_DROP_LINK_DOWN);
 			continue;
 		}
-		/* Room is guaranteed: the sender held credits for it. A full
-		 * queue is a credit bug: count it, never overwrite. */
-		if (unlikely(dp_vcq_count(q) > q->mask)) {
-			lc->st.enq_fail++;
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		q->slot[q->tail & q->mask] = m;
 		q->tail++;
 		qmask_set(r, k * DP_VC_STRIDE + pk->vc);
 		pk->out_port = DF_PORT_NONE;
@@ -152,14 +171,6 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 		n++;
 	}
 	return n;
-}
-
-/* The head packet of queue qi is out of its input queue. */
-static inline void vcq_pop(struct dp_router *r, uint32_t qi, struct dp_vcq *q)
-{
-	q->head++;
-	if (q->head == q->tail)
-		qmask_clear(r, qi);
 }
 
 /* The output of pk, the packet at the head of its queue, routed now if it
@@ -208,7 +219,7 @@ static int xbar_cross(struct dp_router *r, uint32_t qi, struct dp_port *op,
 			 q->last_start, finish, pk->flits);
 	r->oq_ports |= 1ULL << pk->out_port;
 	granted(r, op, qi, turn);
-	vcq_pop(r, qi, q);
+	vcq_pop(r, ip, qi, q);
 	return 1;
 }
 
@@ -295,7 +306,7 @@ static inline void prefetch_heads(const struct dp_router *r,
 			const struct dp_vcq *q = &r->port[qi / DP_VC_STRIDE]
 							  .q[qi % DP_VC_STRIDE];
 
-			rte_prefetch0(dp_pkt(q->slot[q->head & q->mask]));
+			rte_prefetch0(dp_pkt(dp_vcq_head(q)));
 		}
 }
 
@@ -354,7 +365,7 @@ static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	dp_credit_return(r, ip, qi / DP_VC_STRIDE, vc, (uint32_t)(op - r->port),
 			 out_vc, q->last_start, op->out->busy_until, flits);
 	granted(r, op, qi, turn);
-	vcq_pop(r, qi, q);
+	vcq_pop(r, ip, qi, q);
 	return 1;
 }
 
@@ -458,7 +469,7 @@ static inline int try_send(struct dp_router *r, uint32_t qi, uint64_t now,
 			   uint32_t defer)
 {
 	struct dp_vcq *q = &r->port[qi / DP_VC_STRIDE].q[qi % DP_VC_STRIDE];
-	struct rte_mbuf *m = q->slot[q->head & q->mask];
+	struct rte_mbuf *m = dp_vcq_head(q);
 
 	if (r->eng->select != NULL)
 		return try_select(r, qi, m, now, defer);

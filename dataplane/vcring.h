@@ -73,6 +73,9 @@ struct dp_vcring {
 		/* the tails as last read, for a receiver that reads them
 		 * again only when its copy says empty (link.h) */
 		uint32_t seen[DF_MAX_VC];
+		/* a receiver that queues its packets in the ring (link.h):
+		 * the slots it has taken into its queue, from the head on */
+		uint32_t taken[DF_MAX_VC];
 	} rx __attribute__((aligned(64)));
 };
 

@@ -92,7 +92,7 @@ static int oq_init(struct emu *e, struct dp_port *p, uint32_t v)
 }
 
 /* Port state: downstream credits for the link we send on, input queues
- * for the link we receive from. */
+ * for the link we receive from, in that link's rings (port.h). */
 static int port_init(struct emu *e, struct dp_port *p, int cls,
 		     struct dp_link *out, struct dp_link *in, int queues,
 		     int escape)
@@ -105,15 +105,18 @@ static int port_init(struct emu *e, struct dp_port *p, int cls,
 	p->nvc = nvc;
 	p->out = out;
 	p->in = in;
+	if (queues && in->nvc < nvc) {
+		snprintf(e->err, e->errlen,
+			 "internal: a port of %u VCs on a link of %u", nvc,
+			 in->nvc);
+		return -1;
+	}
 	for (uint32_t v = 0; v < nvc; v++) {
 		p->credits[v] = p->credit_full[v] = flits;
 		if (!queues)
 			continue;
-		uint32_t n = rte_align32pow2(flits);
-		p->q[v].slot = emu_arena_alloc(&e->mem, n * sizeof(void *));
-		if (p->q[v].slot == NULL)
-			return oom(e, "VC queues");
-		p->q[v].mask = n - 1;
+		p->q[v].slot = in->ring.rx.s[v];
+		p->q[v].mask = in->ring.rx.mask;
 		if (oq_init(e, p, v))
 			return -1;
 	}
@@ -613,14 +616,15 @@ void emu_teardown(struct emu *e)
 	const struct df_topo *t = &pl->topo;
 
 	emu_inst_free(e->inst);
-	/* what is still on a link or in a queue (a run cut short) */
+	/* what is still on a link or in an input queue (a run cut short):
+	 * the slots not freed yet */
 	for (uint32_t i = 0; e->links && i < e->nlinks; i++) {
-		struct dp_link *l = &e->links[i];
-		const struct dp_vcslot *f;
-		while (dp_link_exists(l) && (f = dp_link_peek(l)) != NULL) {
-			rte_pktmbuf_free(f->m);
-			dp_link_pop(l);
-		}
+		struct dp_vcring *rg = &e->links[i].ring;
+		for (uint32_t v = 0; v < e->links[i].nvc; v++)
+			for (uint32_t j = rg->rx.head[v]; j != rg->tx.tail[v];
+			     j++)
+				rte_pktmbuf_free(
+					rg->rx.s[v][j & rg->rx.mask].m);
 	}
 	for (uint32_t r = 0; e->routers && r < t->nrouters; r++) {
 		struct dp_router *ro = e->routers[r];
@@ -628,11 +632,7 @@ void emu_teardown(struct emu *e)
 			continue;
 		for (uint32_t k = 0; k < ro->nports; k++)
 			for (uint32_t v = 0; v < DF_MAX_VC; v++) {
-				struct dp_vcq *q = &ro->port[k].q[v];
 				struct dp_oq *o = &ro->port[k].oq[v];
-				for (; q->slot && q->head != q->tail; q->head++)
-					rte_pktmbuf_free(
-						q->slot[q->head & q->mask]);
 				for (; o->slot && o->head != o->tail; o->head++)
 					rte_pktmbuf_free(
 						o->slot[o->head & o->mask].m);

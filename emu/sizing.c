@@ -169,8 +169,9 @@ int emu_build_pool(struct emu *e)
 }
 
 /* The dataplane state a plan allocates from the arena (build_links,
- * build_nodes in emu/build.c): link FIFOs, VC queues, routers, terminals,
- * source queues (UGAL-L_CR's credit queues as much again as the VC queues). */
+ * build_nodes in emu/build.c): links with their rings, which hold the
+ * input VC queues, and credit FIFOs; routers, terminals, source queues
+ * (UGAL-L_CR's credit queues). */
 uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 {
 	const struct df_topo *t = &pl->topo;
@@ -185,10 +186,11 @@ uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 
 		if (pi->peer == DF_NO_PEER)
 			continue;
-		/* its input queues, output queues, and the link it sends
-		 * on */
-		b += vcq *
-		     (df_alg_info(pl->cfg.algorithm)->credit_delay ? 4 : 1);
+		/* UGAL-L_CR's credit queues, its output queues, and the
+		 * link it sends on (its input queues are in the rings of
+		 * the link it receives from) */
+		if (df_alg_info(pl->cfg.algorithm)->credit_delay)
+			b += vcq * 3;
 		if (pl->cfg.output_buffer_flits)
 			b += (uint64_t)nvc *
 			     rte_align32pow2(pl->cfg.output_buffer_flits) *

@@ -95,7 +95,7 @@ static void waits_for(const struct dp_router *r,
 		      volatile const struct dp_vcq *q, uint64_t now, char *buf,
 		      size_t n)
 {
-	const struct rte_mbuf *m = q->slot[q->head & q->mask];
+	const struct rte_mbuf *m = q->slot[(q->head + q->off) & q->mask].m;
 	const struct dp_pkt *pk = dp_pkt((struct rte_mbuf *)(uintptr_t)m);
 	const struct dp_port *op;
 

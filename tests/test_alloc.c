@@ -42,7 +42,6 @@ struct rig {
 	struct dp_lcore *lc;
 	struct dp_router *r;
 	struct dp_link out[NPORTS], in[NPORTS];
-	struct rte_mbuf *slot[NPORTS][NVC][DEPTH];
 	struct pkt_mem pkts[NPORTS][NVC][DEPTH];
 	struct dp_flight oqslot[NPORTS][NVC][DEPTH];
 };
@@ -78,8 +77,9 @@ static int rig_init(struct rig *g)
 		p->out = &g->out[k];
 		p->in = &g->in[k];
 		for (int v = 0; v < NVC; v++) {
-			p->q[v].slot = g->slot[k][v];
-			p->q[v].mask = DEPTH - 1;
+			/* the queue in the incoming link's ring (port.h) */
+			p->q[v].slot = g->in[k].ring.rx.s[v];
+			p->q[v].mask = g->in[k].ring.rx.mask;
 			p->oq[v].slot = g->oqslot[k][v];
 			p->oq[v].mask = DEPTH - 1;
 		}
@@ -115,7 +115,7 @@ static void put(struct rig *g, uint32_t k, uint32_t v, uint32_t o, uint32_t ov)
 	pm->pk.out_vc = (uint8_t)ov;
 	pm->pk.dst_router = (uint16_t)g->r->id;
 	pm->pk.dst_term = o;
-	q->slot[q->tail++ & q->mask] = &pm->m;
+	dp_vcq_slot(q, q->tail++)->m = &pm->m;
 	g->r->port[o].waiting[ov] += FLITS;
 	g->r->qmask[0] |= 1ULL << (k * DP_VC_STRIDE + v);
 }
