@@ -11,15 +11,15 @@
  * buffer space was freed.
  *
  * The delay lines are the link's rings (vcring.h), one per VC, each with
- * as many slots as the VC's buffer at the far end has flits; each packet
- * carries the link's send number, and the receiver takes them across its
- * VCs in that order, so the link is still one delay line
- * (docs/design.md, "The rings of a link"). The credit FIFO is one of
- * dfemu's own single-producer/single-consumer queues (fifo.h). Neither is
- * an rte_ring: every rte_ring is a memzone and DPDK 22.11 allows 2560 of
- * them (RTE_MAX_MEMZONE), which a 1,056-terminal dragonfly's 5,000 rings
- * already exceed; and a slot carries the due time beside the mbuf, so a
- * receiver polling a link whose packet is not due yet reads the ring's
+ * as many slots as the VC's buffer at the far end has flits. The sender
+ * also notes each packet's VC in the link's VC log, a byte per packet, and
+ * the receiver takes the packets across the rings in that order, so the
+ * link is still one delay line (docs/design.md, "The rings of a link"). The
+ * credit FIFO is one of dfemu's own single-producer/single-consumer queues
+ * (fifo.h). Neither is an rte_ring: every rte_ring is a memzone and DPDK 22.11
+ * allows 2560 of them (RTE_MAX_MEMZONE), which a 1,056-terminal dragonfly's
+ * 5,000 rings already exceed; and a slot carries the due time beside the mbuf,
+ * so a receiver polling a link whose packet is not due yet reads the ring's
  * slot, not the mbuf. Each end writes only its own cache lines (sender:
  * the rings' tails, credits' head, the credit FIFO's wake; receiver: the
  * converse).
@@ -60,6 +60,7 @@ struct dp_link {
 	 */
 	struct dp_credit *cred; /* credit FIFO, the other way; NULL: no
 				 * such link */
+	uint8_t *vcs;		/* the VC log: each packet's VC, in order */
 	/* both ends on one worker: its wheel, in which a producer arms the
 	 * consumer's wake itself (wheel.h); NULL: it sends a note on the
 	 * consumer's queue (notify.h) when there is one */
@@ -70,7 +71,9 @@ struct dp_link {
 	/* failed with faults.in_flight = drop: packets due up to this TSC
 	 * are lost on arrival (UINT64_MAX while down); 0 = none */
 	volatile uint64_t drop_until;
-	uint32_t mask; /* the credit FIFO holds mask + 1 entries */
+	/* the credit FIFO and the VC log hold mask + 1 entries: at least
+	 * as many as the rings have slots, so neither is ever full */
+	uint32_t mask;
 	uint8_t cls;
 	uint8_t nvc; /* the rings: one per VC */
 	/* a packet longer than this is due at the far end once its first
@@ -80,7 +83,7 @@ struct dp_link {
 
 	/* sender side: written by the upstream lcore */
 	struct dp_fifo_end cred_rx __rte_cache_aligned; /* head */
-	uint32_t sent;		   /* packets sent: the next one's number */
+	uint32_t sent; /* packets sent (published: the VC log's tail) */
 	uint32_t freed[DF_MAX_VC]; /* the rings' heads, as last read */
 	uint64_t busy_until;	   /* serializer free from this TSC on */
 	uint64_t tx_pkts, tx_bytes;
@@ -98,7 +101,7 @@ struct dp_link {
 	 * FIFO's last due is its newest slot's, dp_link_credit_at) */
 	struct dp_fifo_end cred_tx __rte_cache_aligned; /* tail */
 	struct dp_wake pkt_wake; /* the receiver's, for the rings */
-	uint32_t rx_vc;		 /* the ring dp_link_peek took from */
+	uint32_t taken, seen;	 /* the VC log's head; its tail, as last read */
 
 	/* read off the hop: reports, capture's VCs, notes between workers */
 	uint32_t from, from_port, to, to_port __rte_cache_aligned;
@@ -125,11 +128,13 @@ static inline uint32_t dp_link_nslots(uint32_t nvc, uint32_t cap)
 }
 
 /* Give l its rings: nvc VCs over slots (dp_link_nslots of them, zeroed),
- * for far buffers of at most cap flits per VC. */
+ * for far buffers of at most cap flits per VC; and its VC log, vcs, of
+ * l->mask + 1 bytes, at least as many. */
 static inline void dp_link_rings(struct dp_link *l, struct dp_vcslot *slots,
-				 uint32_t nvc, uint32_t cap)
+				 uint8_t *vcs, uint32_t nvc, uint32_t cap)
 {
 	dp_vcring_init(&l->ring, slots, nvc, cap);
+	l->vcs = vcs;
 	l->nvc = (uint8_t)nvc;
 }
 
@@ -224,47 +229,46 @@ static inline int dp_link_push(struct dp_link *l, uint32_t vc,
 		if (r->tx.tail[vc] - l->freed[vc] > r->tx.mask)
 			return -1;
 	}
-	dp_vcring_put(r, vc, (uint64_t)(uintptr_t)m, flits, l->sent++, due);
+	l->vcs[l->sent & l->mask] = (uint8_t)vc;
+	dp_vcring_put(r, vc, (uint64_t)(uintptr_t)m, flits, l->sent, due);
+	__atomic_store_n(&l->sent, l->sent + 1, __ATOMIC_RELEASE);
 	dp_link_wake(l, &l->pkt_wake, due, 0);
 	return 0;
 }
 
 /*
- * The next packet on l, or NULL: of the first slots not taken yet of the
- * rings, the one sent first (its send number, which wraps, in the slot's
- * aux), which dp_link_pop then takes. A packet sent after another is due
- * no earlier (dp_link_depart), so that slot is the first due, and the
- * rings give the packets in the order of the one delay line they replace.
- * A tail is read again only when the copy says its ring is empty.
+ * The next packet on l, or NULL: the VC log says on which ring, and it is
+ * that ring's first slot not taken yet, which dp_link_pop then takes. A
+ * packet sent after another is due no earlier (dp_link_depart), so the
+ * rings give the packets in the order of the one delay line they
+ * replace. The log's tail is read again only when the copy says empty.
  */
 static inline const struct dp_vcslot *dp_link_peek(struct dp_link *l)
 {
 	struct dp_vcring *r = &l->ring;
-	const struct dp_vcslot *best = NULL;
+	uint32_t v;
 
-	for (uint32_t v = 0; v < l->nvc; v++) {
-		const struct dp_vcslot *s;
-
-		if (r->rx.seen[v] == r->rx.taken[v]) {
-			r->rx.seen[v] = __atomic_load_n(&r->tx.tail[v],
-							__ATOMIC_ACQUIRE);
-			if (r->rx.seen[v] == r->rx.taken[v])
-				continue;
-		}
-		s = &r->rx.s[v][r->rx.taken[v] & r->rx.mask];
-		if (best == NULL || (int32_t)(s->aux - best->aux) < 0) {
-			best = s;
-			l->rx_vc = v;
-		}
+	if (l->taken == l->seen) {
+		l->seen = __atomic_load_n(&l->sent, __ATOMIC_ACQUIRE);
+		if (l->taken == l->seen)
+			return NULL;
 	}
-	return best;
+	v = l->vcs[l->taken & l->mask];
+	return &r->rx.s[v][r->rx.taken[v] & r->rx.mask];
+}
+
+/* The VC of the packet dp_link_peek gave. */
+static inline uint32_t dp_link_peek_vc(const struct dp_link *l)
+{
+	return l->vcs[l->taken & l->mask];
 }
 
 /* The packet dp_link_peek gave is taken: it stays in its slot, which is
  * the receiver's until dp_link_free_to. */
 static inline void dp_link_pop(struct dp_link *l)
 {
-	l->ring.rx.taken[l->rx_vc]++;
+	l->ring.rx.taken[dp_link_peek_vc(l)]++;
+	l->taken++;
 }
 
 /* The slots of l's VC vc up to index to (not included) are free: the
@@ -278,9 +282,10 @@ static inline void dp_link_free_to(struct dp_link *l, uint32_t vc, uint32_t to)
  * queue in the ring (a terminal, the bridge). */
 static inline void dp_link_take(struct dp_link *l)
 {
-	uint32_t v = l->rx_vc;
+	uint32_t v = dp_link_peek_vc(l);
 
-	dp_link_free_to(l, v, ++l->ring.rx.taken[v]);
+	dp_link_pop(l);
+	dp_link_free_to(l, v, l->ring.rx.taken[v]);
 }
 
 /* A credit of flits on VC vc onto l's credit FIFO in the step at now,

@@ -70,9 +70,6 @@ struct dp_vcring {
 		uint32_t head[DF_MAX_VC]; /* published: slots freed */
 		uint32_t mask;
 		uint64_t last_free; /* the newest credit's due time */
-		/* the tails as last read, for a receiver that reads them
-		 * again only when its copy says empty (link.h) */
-		uint32_t seen[DF_MAX_VC];
 		/* a receiver that queues its packets in the ring (link.h):
 		 * the slots it has taken into its queue, from the head on */
 		uint32_t taken[DF_MAX_VC];

@@ -40,6 +40,7 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 	const struct df_link_params *lp = &e->pl->cfg.link[cls];
 	uint32_t cap = emu_fifo_cap(e->pl, cls), nvc = emu_link_vcs(e->pl, cls);
 	struct dp_vcslot *slots;
+	uint8_t *vcs;
 
 	l->cls = cls;
 	l->from = from;
@@ -67,9 +68,10 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 	slots = emu_arena_alloc(&e->mem, dp_link_nslots(nvc, lp->buffer_flits) *
 						 sizeof(*slots));
 	l->cred = emu_arena_alloc(&e->mem, cap * sizeof(*l->cred));
-	if (slots == NULL || l->cred == NULL)
+	vcs = emu_arena_alloc(&e->mem, cap);
+	if (slots == NULL || l->cred == NULL || vcs == NULL)
 		return oom(e, "link FIFOs");
-	dp_link_rings(l, slots, nvc, lp->buffer_flits);
+	dp_link_rings(l, slots, vcs, nvc, lp->buffer_flits);
 	return 0;
 }
 

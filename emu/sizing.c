@@ -28,11 +28,13 @@ uint32_t emu_link_vcs(const struct df_plan *pl, int c)
 	return c == DF_LINK_TERMINAL ? 1 : pl->tb.nvcs[c] + pl->tb.esc;
 }
 
-/* Entries of a link's credit FIFO of class c: one per flit of the far
- * buffer, so credit messages in flight never exceed it. */
+/* Entries of a link's credit FIFO and VC log (link.h) of class c: at
+ * least one per slot of its rings, which have one per flit of the far
+ * buffer, so neither is ever full. */
 uint32_t emu_fifo_cap(const struct df_plan *pl, int c)
 {
-	return rte_align32pow2(buffer_total(pl, c));
+	return rte_align32pow2(dp_link_nslots(emu_link_vcs(pl, c),
+					      pl->cfg.link[c].buffer_flits));
 }
 
 /* Bytes of one link of class c: the link, its rings and credit FIFO. */
@@ -42,7 +44,7 @@ static uint64_t link_bytes(const struct df_plan *pl, int c)
 	       (uint64_t)dp_link_nslots(emu_link_vcs(pl, c),
 					pl->cfg.link[c].buffer_flits) *
 		       sizeof(struct dp_vcslot) +
-	       (uint64_t)emu_fifo_cap(pl, c) * sizeof(struct dp_credit);
+	       (uint64_t)emu_fifo_cap(pl, c) * (sizeof(struct dp_credit) + 1);
 }
 
 /*

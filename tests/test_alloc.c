@@ -51,12 +51,14 @@ static int link_init(struct dp_link *l)
 	struct dp_vcslot *slots =
 		calloc(dp_link_nslots(NVC, FIFO), sizeof(*slots));
 
+	uint8_t *vcs = calloc(NVC * FIFO, 1);
+
 	memset(l, 0, sizeof(*l));
-	l->cred = calloc(FIFO, sizeof(*l->cred));
-	l->mask = FIFO - 1;
-	if (slots == NULL || l->cred == NULL)
+	l->cred = calloc(NVC * FIFO, sizeof(*l->cred));
+	l->mask = NVC * FIFO - 1;
+	if (slots == NULL || l->cred == NULL || vcs == NULL)
 		return -1;
-	dp_link_rings(l, slots, NVC, FIFO);
+	dp_link_rings(l, slots, vcs, NVC, FIFO);
 	return 0;
 }
 
@@ -91,8 +93,10 @@ static void rig_free(struct rig *g)
 {
 	for (int k = 0; k < NPORTS; k++) {
 		free(g->out[k].ring.tx.s[0]);
+		free(g->out[k].vcs);
 		free(g->out[k].cred);
 		free(g->in[k].ring.tx.s[0]);
+		free(g->in[k].vcs);
 		free(g->in[k].cred);
 	}
 	free(g->r);

@@ -19,18 +19,25 @@
 static struct dp_link *link_new(void)
 {
 	struct dp_link *l = aligned_alloc(64, sizeof(*l));
-	struct dp_vcslot *s = calloc(dp_link_nslots(NVC, CAP), sizeof(*s));
+	uint32_t n = dp_link_nslots(NVC, CAP), log = 1;
+	struct dp_vcslot *s = calloc(n, sizeof(*s));
+	uint8_t *vcs;
 
-	if (l == NULL || s == NULL)
+	while (log < n)
+		log <<= 1;
+	vcs = calloc(log, 1);
+	if (l == NULL || s == NULL || vcs == NULL)
 		abort();
 	memset(l, 0, sizeof(*l));
-	dp_link_rings(l, s, NVC, CAP);
+	l->mask = log - 1;
+	dp_link_rings(l, s, vcs, NVC, CAP);
 	return l;
 }
 
 static void link_free(struct dp_link *l)
 {
 	free(l->ring.tx.s[0]);
+	free(l->vcs);
 	free(l);
 }
 
@@ -40,7 +47,7 @@ static struct rte_mbuf *tag(uintptr_t i)
 	return (struct rte_mbuf *)(i + 1);
 }
 
-/* The next packet due by now, popped, or 0. */
+/* The next packet due by now, taken and its slot freed, or 0. */
 static uintptr_t take(struct dp_link *l, uint64_t now)
 {
 	const struct dp_vcslot *s = dp_link_peek(l);
@@ -49,7 +56,7 @@ static uintptr_t take(struct dp_link *l, uint64_t now)
 	if (s == NULL || s->due > now)
 		return 0;
 	i = (uintptr_t)s->m;
-	dp_link_pop(l);
+	dp_link_take(l);
 	return i;
 }
 
@@ -61,7 +68,8 @@ static void test_order(void)
 	uint32_t sent = 0, got = 0, wrong = 0, lost = 0;
 	uint64_t due = 0;
 
-	l->sent = UINT32_MAX - 40; /* the send numbers wrap at 40 */
+	/* the send numbers wrap after 40 */
+	l->sent = l->taken = l->seen = UINT32_MAX - 40;
 	srand(7);
 	for (int round = 0; round < 4000; round++) {
 		int n = rand() % (CAP + 1);
@@ -105,7 +113,7 @@ static void test_hold(void)
 	      "the two due at 100 in send order (VC 2, then VC 0), then "
 	      "none: VC 0's next is behind VC 1's head");
 	s = dp_link_peek(l);
-	CHECK(s != NULL && s->due == 200 && l->rx_vc == 1,
+	CHECK(s != NULL && s->due == 200 && dp_link_peek_vc(l) == 1,
 	      "the head is VC 1's, due at 200");
 	CHECK(take(l, 400) == 3 && take(l, 400) == 4 && take(l, 400) == 0 &&
 		      dp_link_peek(l) == NULL,
@@ -128,7 +136,15 @@ static void test_full(void)
 	CHECK(dp_link_push(l, NVC, tag(98), 1, 50) != 0,
 	      "a VC the link has not is refused");
 	CHECK(take(l, 1) == 1 && dp_link_push(l, 1, tag(97), 1, 60) == 0,
-	      "VC 1 takes one again once its head is popped");
+	      "VC 1 takes one again once its head is taken and freed");
+	/* a receiver that queues in the ring: popped is not freed */
+	CHECK(dp_link_peek(l) != NULL && dp_link_peek_vc(l) == 1, "VC 1 next");
+	dp_link_pop(l);
+	CHECK(dp_link_push(l, 1, tag(96), 1, 70) != 0,
+	      "a packet popped but not freed keeps its slot");
+	dp_link_free_to(l, 1, l->ring.rx.taken[1]);
+	CHECK(dp_link_push(l, 1, tag(96), 1, 70) == 0,
+	      "freed up to what was taken: the slot takes a packet again");
 	link_free(l);
 }
 
