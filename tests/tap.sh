@@ -43,13 +43,15 @@ tap_done() {
 }
 
 # wait_phase PREFIX PHASE: poll the telemetry of the dfemu running with
-# --file-prefix=PREFIX until /dfemu/info says PHASE (at most 20 s)
+# --file-prefix=PREFIX until /dfemu/info says PHASE (a basic regular
+# expression; at most 60 s: several instances starting beside other
+# tests on 2 vCPUs took more than 20)
 wait_phase() {
 	i=0
 	until echo /dfemu/info | dpdk-telemetry.py -f "$1" 2>/dev/null |
 		grep -q "\"phase\": \"$2\""; do
 		i=$((i + 1))
-		[ $i -lt 100 ] || return 1
+		[ $i -lt 300 ] || return 1
 		sleep 0.2
 	done
 }

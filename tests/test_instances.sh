@@ -459,10 +459,12 @@ three() {
 		eval "q$i=$!"
 		PIDS="$PIDS $!"
 	done
-	# the victim is killed once its run has started (warm-up): three
-	# instances beside a busy loop on each core may take longer than
-	# wait_phase's 20 s to reach the window
-	if [ -n "$victim" ] && wait_phase "dft$name$victim$$" warmup; then
+	# the victim is killed once its run has started (warm-up, or the
+	# window if a poll came after the warm-up): three instances beside
+	# a busy loop on each core may take longer than wait_phase's 60 s
+	# to reach the window
+	if [ -n "$victim" ] &&
+		wait_phase "dft$name$victim$$" '\(warmup\|measure\)'; then
 		eval "kill -9 \$q$victim"
 	fi
 	for i in 0 1 2; do
