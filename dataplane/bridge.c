@@ -237,8 +237,8 @@ static uint32_t take_departed(struct dp_link *l, struct rte_mbuf **m)
 	uint32_t n = 0;
 
 	while (n < DP_BRIDGE_BURST && (f = dp_link_peek(l)) != NULL) {
-		m[n++] = f->m;
-		dp_link_take(l);
+		m[n++] = f->m; /* its slot waits for the peer's credit */
+		dp_link_pop(l);
 	}
 	return n;
 }
@@ -247,12 +247,11 @@ static uint32_t take_departed(struct dp_link *l, struct rte_mbuf **m)
 static uint32_t take_returned(struct dp_link *l, struct dp_credit *c,
 			      uint32_t max)
 {
-	const struct dp_credit *h;
 	uint32_t n = 0;
 
-	while (n < max && (h = dp_link_credit_peek(l)) != NULL) {
-		c[n++] = *h;
+	while (n < max && dp_link_credit_peek(l, &c[n])) {
 		dp_link_credit_pop(l);
+		n++;
 	}
 	return n;
 }
@@ -323,7 +322,7 @@ static unsigned send_credits(struct dp_bridge *b)
 
 		if ((p->npend && !p->lost) ||
 		    cf.cnt[peer] == CREDITS_PER_FRAME ||
-		    dp_link_credit_peek(&b->links[li]) == NULL)
+		    !dp_link_credit_any(&b->links[li]))
 			continue;
 		if (cf.f[peer] == NULL) {
 			cf.f[peer] = dp_bridge_frame(
@@ -568,7 +567,7 @@ static int all_sent(struct dp_bridge *b)
 		if (dp_link_peek(&b->links[b->out[i]]) != NULL)
 			return 0;
 	for (uint32_t i = 0; i < b->nin; i++)
-		if (dp_link_credit_peek(&b->links[b->in[i]]) != NULL)
+		if (dp_link_credit_any(&b->links[b->in[i]]))
 			return 0;
 	return 1;
 }

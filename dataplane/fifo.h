@@ -3,11 +3,11 @@
 #define DP_FIFO_H
 
 /*
- * The two ends of dfemu's single-producer/single-consumer queues (a
- * link's credit FIFO, link.h; the notes between workers,
- * notify.h). Each end writes only its own index and publishes it with a
- * release store that the other end reads with an acquire load: correct
- * between two workers, and plain moves on x86 when both ends run on one.
+ * The two ends of dfemu's single-producer/single-consumer queues (the
+ * notes between workers, notify.h). Each end writes only its own index and
+ * publishes it with a release store that the other end reads with an acquire
+ * load: correct between two workers, and plain moves on x86 when both ends run
+ * on one.
  */
 #include <stdint.h>
 

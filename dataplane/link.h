@@ -6,23 +6,29 @@
  * A directed link: a delay line per VC plus the sender's serializer. A
  * departing packet starts when the serializer is free and the packet is
  * ready, finishes size/bandwidth later and is due at the far end one
- * latency after that; the receiver releases it once due. Credits travel on
- * a FIFO the other way, each message due one credit latency after the
- * buffer space was freed.
+ * latency after that; the receiver releases it once due. A credit goes
+ * back in the packet's slot: the receiver frees the slot with the time the
+ * credit is due upstream, one credit latency after the buffer space was
+ * freed, and the sender takes it from there.
  *
  * The delay lines are the link's rings (vcring.h), one per VC, each with
  * as many slots as the VC's buffer at the far end has flits. The sender
  * also notes each packet's VC in the link's VC log, a byte per packet, and
  * the receiver takes the packets across the rings in that order, so the
- * link is still one delay line (docs/design.md, "The rings of a link"). The
- * credit FIFO is one of dfemu's own single-producer/single-consumer queues
- * (fifo.h). Neither is an rte_ring: every rte_ring is a memzone and DPDK 22.11
- * allows 2560 of them (RTE_MAX_MEMZONE), which a 1,056-terminal dragonfly's
- * 5,000 rings already exceed; and a slot carries the due time beside the mbuf,
- * so a receiver polling a link whose packet is not due yet reads the ring's
- * slot, not the mbuf. Each end writes only its own cache lines (sender:
- * the rings' tails, credits' head, the credit FIFO's wake; receiver: the
- * converse).
+ * link is still one delay line (docs/design.md, "The rings of a link").
+ * The receiver notes the VC of each slot it frees in a second byte log,
+ * and the sender takes the credits in that order, across the VCs: the
+ * link has one credit channel, a delay line (no credit is due before the
+ * one given before it).
+ *
+ * None of this is an rte_ring: every rte_ring is a memzone and DPDK 22.11
+ * allows 2560 of them (RTE_MAX_MEMZONE), which a 1,056-terminal
+ * dragonfly's 5,000 rings already exceed; and a slot carries the due time
+ * beside the mbuf, so a receiver polling a link whose packet is not due
+ * yet reads the ring's slot, not the mbuf. Each end writes only its own
+ * cache lines and its own fields of a slot (sender: the rings' tails, the
+ * VC log, the credit wake; receiver: the heads, the credit log, the
+ * packet wake), publishing its counts with release stores.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -30,13 +36,14 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 
-#include "fifo.h"
 #include "notify.h"
 #include "vcring.h"
 #include "wheel.h"
 
 struct rte_mbuf;
 
+/* A credit as the sender takes it: due upstream at due, for flits flits
+ * of VC vc's buffer. */
 struct dp_credit {
 	uint64_t due;
 	uint32_t vc;
@@ -58,9 +65,9 @@ struct dp_link {
 	 * what both ends read on every packet and credit, written before
 	 * the run (drop_until: by the main lcore on a failure).
 	 */
-	struct dp_credit *cred; /* credit FIFO, the other way; NULL: no
-				 * such link */
-	uint8_t *vcs;		/* the VC log: each packet's VC, in order */
+	uint8_t *vcs;  /* the VC log: each packet's VC, in order; NULL: no
+			* such link */
+	uint8_t *cvcs; /* the credit log: each freed slot's VC, in order */
 	/* both ends on one worker: its wheel, in which a producer arms the
 	 * consumer's wake itself (wheel.h); NULL: it sends a note on the
 	 * consumer's queue (notify.h) when there is one */
@@ -71,8 +78,8 @@ struct dp_link {
 	/* failed with faults.in_flight = drop: packets due up to this TSC
 	 * are lost on arrival (UINT64_MAX while down); 0 = none */
 	volatile uint64_t drop_until;
-	/* the credit FIFO and the VC log hold mask + 1 entries: at least
-	 * as many as the rings have slots, so neither is ever full */
+	/* the logs hold mask + 1 entries: at least as many as the rings
+	 * have slots, so neither is ever full */
 	uint32_t mask;
 	uint8_t cls;
 	uint8_t nvc; /* the rings: one per VC */
@@ -82,9 +89,9 @@ struct dp_link {
 	uint16_t head_bytes;
 
 	/* sender side: written by the upstream lcore */
-	struct dp_fifo_end cred_rx __rte_cache_aligned; /* head */
-	uint32_t sent; /* packets sent (published: the VC log's tail) */
-	uint32_t freed[DF_MAX_VC]; /* the rings' heads, as last read */
+	uint32_t sent __rte_cache_aligned; /* published: the VC log's tail */
+	uint32_t ctaken, cseen;	   /* the credit log's head; its tail, read */
+	uint32_t ecred[DF_MAX_VC]; /* per VC: slots whose credit it took */
 	uint64_t busy_until;	   /* serializer free from this TSC on */
 	uint64_t tx_pkts, tx_bytes;
 	/* capture (tap.h): interface index + 1, 0 = not captured */
@@ -94,14 +101,14 @@ struct dp_link {
 	volatile uint8_t down;
 	/* ... and what it writes when a credit comes back or a packet is
 	 * captured */
-	struct dp_wake cred_wake __rte_cache_aligned; /* for the credit FIFO */
+	struct dp_wake cred_wake __rte_cache_aligned; /* for the credits */
 	uint64_t cap_taken, cap_skipped; /* capture: handed over, and not */
 
-	/* receiver side: written by the downstream lcore (the credit
-	 * FIFO's last due is its newest slot's, dp_link_credit_at) */
-	struct dp_fifo_end cred_tx __rte_cache_aligned; /* tail */
-	struct dp_wake pkt_wake; /* the receiver's, for the rings */
-	uint32_t taken, seen;	 /* the VC log's head; its tail, as last read */
+	/* receiver side: written by the downstream lcore (the newest
+	 * credit's due time is the rings' last_free) */
+	uint32_t cfreed __rte_cache_aligned; /* published: credit log's tail */
+	struct dp_wake pkt_wake;	     /* the receiver's, for the rings */
+	uint32_t taken, seen; /* the VC log's head; its tail, as last read */
 
 	/* read off the hop: reports, capture's VCs, notes between workers */
 	uint32_t from, from_port, to, to_port __rte_cache_aligned;
@@ -117,7 +124,7 @@ struct dp_link {
 } __rte_cache_aligned;
 
 /* what a hop reads of a link is on its first line */
-_Static_assert(offsetof(struct dp_link, cred_rx) == RTE_CACHE_LINE_SIZE,
+_Static_assert(offsetof(struct dp_link, sent) == RTE_CACHE_LINE_SIZE,
 	       "struct dp_link's first line overflows");
 
 /* Slots of a link with nvc VCs whose far buffers hold at most cap flits
@@ -128,24 +135,26 @@ static inline uint32_t dp_link_nslots(uint32_t nvc, uint32_t cap)
 }
 
 /* Give l its rings: nvc VCs over slots (dp_link_nslots of them, zeroed),
- * for far buffers of at most cap flits per VC; and its VC log, vcs, of
- * l->mask + 1 bytes, at least as many. */
+ * for far buffers of at most cap flits per VC; and its VC and credit logs,
+ * vcs and cvcs, of l->mask + 1 bytes each, at least as many. */
 static inline void dp_link_rings(struct dp_link *l, struct dp_vcslot *slots,
-				 uint8_t *vcs, uint32_t nvc, uint32_t cap)
+				 uint8_t *vcs, uint8_t *cvcs, uint32_t nvc,
+				 uint32_t cap)
 {
 	dp_vcring_init(&l->ring, slots, nvc, cap);
 	l->vcs = vcs;
+	l->cvcs = cvcs;
 	l->nvc = (uint8_t)nvc;
 }
 
 /* Is l a link (build.c made it), or an unused place in the array? */
 static inline int dp_link_exists(const struct dp_link *l)
 {
-	return l->cred != NULL;
+	return l->vcs != NULL;
 }
 
-/* An entry due at due is on l: a packet in its rings, or a credit in its
- * credit FIFO if credit. Arm its consumer's wake w in the worker's wheel,
+/* An entry due at due is on l: a packet in its rings, or a credit in a
+ * freed slot if credit. Arm its consumer's wake w in the worker's wheel,
  * or note it to the consumer's worker (the note queues are read only for
  * a link between workers). */
 static inline void dp_link_wake(struct dp_link *l, struct dp_wake *w,
@@ -155,16 +164,6 @@ static inline void dp_link_wake(struct dp_link *l, struct dp_wake *w,
 		dp_wake_arm(l->wheel, w, due);
 	else
 		dp_notify(credit ? l->cred_nq : l->pkt_nq, w, due);
-}
-
-/* The due time of the newest credit pushed on l: the credit FIFO is a
- * delay line, so no credit is due before it. The producer's own last
- * slot, which the consumer only reads; the FIFO's memory starts zeroed
- * (a calloc, or emu/arena.c's rte_zmalloc), so before the first credit
- * it reads 0. */
-static inline uint64_t dp_link_credit_last(const struct dp_link *l)
-{
-	return l->cred[(l->cred_tx.own - 1) & l->mask].due;
 }
 
 /* Serialization time of len bytes on link l, in TSC cycles. */
@@ -223,12 +222,13 @@ static inline int dp_link_push(struct dp_link *l, uint32_t vc,
 
 	if (unlikely(vc >= l->nvc))
 		return -1;
-	if (unlikely(r->tx.tail[vc] - l->freed[vc] > r->tx.mask)) {
-		l->freed[vc] =
-			__atomic_load_n(&r->rx.head[vc], __ATOMIC_ACQUIRE);
-		if (r->tx.tail[vc] - l->freed[vc] > r->tx.mask)
-			return -1;
-	}
+	/* the slots whose credit it took are free; a sender that ignores
+	 * credits (a peer's bridge) looks at what the receiver freed */
+	if (unlikely(r->tx.tail[vc] - l->ecred[vc] > r->tx.mask &&
+		     r->tx.tail[vc] - __atomic_load_n(&r->rx.head[vc],
+						      __ATOMIC_ACQUIRE) >
+			     r->tx.mask))
+		return -1;
 	l->vcs[l->sent & l->mask] = (uint8_t)vc;
 	dp_vcring_put(r, vc, (uint64_t)(uintptr_t)m, flits, l->sent, due);
 	__atomic_store_n(&l->sent, l->sent + 1, __ATOMIC_RELEASE);
@@ -264,49 +264,45 @@ static inline uint32_t dp_link_peek_vc(const struct dp_link *l)
 }
 
 /* The packet dp_link_peek gave is taken: it stays in its slot, which is
- * the receiver's until dp_link_free_to. */
+ * the receiver's until its credit frees it (dp_link_credit_at). */
 static inline void dp_link_pop(struct dp_link *l)
 {
 	l->ring.rx.taken[dp_link_peek_vc(l)]++;
 	l->taken++;
 }
 
-/* The slots of l's VC vc up to index to (not included) are free: the
- * packets in them have left. */
-static inline void dp_link_free_to(struct dp_link *l, uint32_t vc, uint32_t to)
-{
-	__atomic_store_n(&l->ring.rx.head[vc], to, __ATOMIC_RELEASE);
-}
-
-/* dp_link_pop, and the slot free at once: for a receiver that keeps no
- * queue in the ring (a terminal, the bridge). */
-static inline void dp_link_take(struct dp_link *l)
-{
-	uint32_t v = dp_link_peek_vc(l);
-
-	dp_link_pop(l);
-	dp_link_free_to(l, v, l->ring.rx.taken[v]);
-}
-
-/* A credit of flits on VC vc onto l's credit FIFO in the step at now,
- * due upstream at due (or with the one before it: the FIFO is a delay
- * line; and after now, dp_after). */
+/*
+ * Receiver: flits flits of VC vc's buffer on l, free at due upstream (or
+ * with the credit before it: the credit channel is a delay line; and
+ * after now, dp_after), in the step at now. The credit goes in the slot
+ * of the first packet of that VC whose credit has not gone yet, which is
+ * freed: credits go in the order the packets came, per VC (a packet lost
+ * out of order is moved down first, router.c). -1 when that packet was
+ * not taken yet or holds another number of flits (a credit bug, or a
+ * peer's bridge that sends credits it does not owe).
+ */
 static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
 				    uint32_t vc, uint32_t flits, uint64_t now)
 {
-	struct dp_credit *c;
-	uint64_t last;
+	struct dp_vcring *r = &l->ring;
+	uint32_t h;
+	struct dp_vcslot *s;
 
-	if (unlikely(!dp_fifo_room(&l->cred_tx, &l->cred_rx, l->mask)))
+	if (unlikely(vc >= l->nvc))
 		return -1;
-	last = dp_link_credit_last(l);
-	c = &l->cred[l->cred_tx.own & l->mask];
+	h = r->rx.head[vc];
+	s = &r->rx.s[vc][h & r->rx.mask];
+	if (unlikely(h == r->rx.taken[vc] || s->flits != flits))
+		return -1;
 	due = dp_after(due, now);
-	c->due = due < last ? last : due;
-	c->vc = vc;
-	c->flits = flits;
-	dp_fifo_publish(&l->cred_tx);
-	dp_link_wake(l, &l->cred_wake, c->due, 1);
+	if (due < r->rx.last_free)
+		due = r->rx.last_free;
+	r->rx.last_free = due;
+	s->free_at = due;
+	l->cvcs[l->cfreed & l->mask] = (uint8_t)vc;
+	__atomic_store_n(&r->rx.head[vc], h + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&l->cfreed, l->cfreed + 1, __ATOMIC_RELEASE);
+	dp_link_wake(l, &l->cred_wake, due, 1);
 	return 0;
 }
 
@@ -318,17 +314,37 @@ static inline int dp_link_credit(struct dp_link *l, uint64_t t, uint32_t vc,
 	return dp_link_credit_at(l, t + l->credit_lat_tsc, vc, flits, now);
 }
 
-/* The credit at the head of l's credit FIFO, or NULL. */
-static inline const struct dp_credit *dp_link_credit_peek(struct dp_link *l)
+/* Sender: is a credit waiting on l, due or not? The credit log's tail is
+ * read again only when the copy says none. */
+static inline int dp_link_credit_any(struct dp_link *l)
 {
-	if (!dp_fifo_any(&l->cred_rx, &l->cred_tx))
-		return NULL;
-	return &l->cred[l->cred_rx.own & l->mask];
+	if (l->ctaken != l->cseen)
+		return 1;
+	l->cseen = __atomic_load_n(&l->cfreed, __ATOMIC_ACQUIRE);
+	return l->ctaken != l->cseen;
+}
+
+/* Sender: the next credit on l into *c, which dp_link_credit_pop then
+ * takes; 0: none. */
+static inline int dp_link_credit_peek(struct dp_link *l, struct dp_credit *c)
+{
+	const struct dp_vcslot *s;
+	uint32_t v;
+
+	if (!dp_link_credit_any(l))
+		return 0;
+	v = l->cvcs[l->ctaken & l->mask];
+	s = &l->ring.tx.s[v][l->ecred[v] & l->ring.tx.mask];
+	c->due = s->free_at;
+	c->vc = v;
+	c->flits = s->flits;
+	return 1;
 }
 
 static inline void dp_link_credit_pop(struct dp_link *l)
 {
-	dp_fifo_publish(&l->cred_rx);
+	l->ecred[l->cvcs[l->ctaken & l->mask]]++;
+	l->ctaken++;
 }
 
 #endif

@@ -110,32 +110,33 @@ static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 					  uint64_t *next, dp_credit_hook on,
 					  struct dp_router *r, uint32_t k)
 {
-	const struct dp_credit *c;
+	struct dp_credit c;
+	uint64_t due = UINT64_MAX;
 	unsigned n = 0;
 
-	while ((c = dp_link_credit_peek(p->out)) != NULL) {
-		if (c->due > now) {
-			if (c->due < *next)
-				*next = c->due;
+	while (dp_link_credit_peek(p->out, &c)) {
+		if (c.due > now) {
+			if (c.due < *next)
+				*next = c.due;
+			due = c.due;
 			break;
 		}
-		p->credits[c->vc] += c->flits;
-		p->credit_t[c->vc] = c->due;
+		p->credits[c.vc] += c.flits;
+		p->credit_t[c.vc] = c.due;
 		if (unlikely(on != NULL))
-			on(r, k, c);
+			on(r, k, &c);
 		dp_link_credit_pop(p->out);
 		n++;
 	}
-	dp_wake_settle(&p->out->cred_wake, c != NULL ? c->due : UINT64_MAX);
+	dp_wake_settle(&p->out->cred_wake, due);
 	return n;
 }
 
 /* Next packet of the incoming link that is due, or NULL. The due time is
- * in the link's slot: a packet not due yet is not touched. keep: it stays
- * in its slot, at the tail of its VC queue (a router's); else the slot is
- * free at once. */
+ * in the link's slot: a packet not due yet is not touched. It stays in
+ * its slot (a router's input VC queue) until its credit frees it. */
 static inline struct rte_mbuf *dp_port_rx_next(struct dp_port *p, uint64_t now,
-					       uint64_t *next, int keep)
+					       uint64_t *next)
 {
 	const struct dp_vcslot *f = dp_link_peek(p->in);
 	struct rte_mbuf *m;
@@ -151,10 +152,7 @@ static inline struct rte_mbuf *dp_port_rx_next(struct dp_port *p, uint64_t now,
 		return NULL;
 	}
 	m = f->m;
-	if (keep)
-		dp_link_pop(p->in);
-	else
-		dp_link_take(p->in);
+	dp_link_pop(p->in);
 	return m;
 }
 

@@ -88,16 +88,30 @@ static inline int dst_gone(const struct dp_router *r, const struct dp_pkt *pk)
 	return tb->gone != NULL && tb->gone[pk->dst_router];
 }
 
-/* The head packet of queue qi (of input port ip) is out of the queue: its
- * slot is free for the sender's next packet (its credit goes apart,
- * credit.h). */
-static inline void vcq_pop(struct dp_router *r, struct dp_port *ip, uint32_t qi,
-			   struct dp_vcq *q)
+/* The head packet of queue qi is out of the queue; its slot waits for
+ * its credit (credit.h), which frees it. */
+static inline void vcq_pop(struct dp_router *r, uint32_t qi, struct dp_vcq *q)
 {
 	q->head++;
-	dp_link_free_to(ip->in, qi % DP_VC_STRIDE, q->head + q->off);
 	if (q->head == q->tail)
 		qmask_clear(r, qi);
+}
+
+/*
+ * The packet in ring slot i of input port p's VC vc is lost, and its
+ * credit goes now: the ring frees its slots in order, so the slot moves
+ * down to the first whose credit has not gone, and those from there up
+ * one (packets that left and whose credits UGAL-L_CR holds, [DF] §4.3.2,
+ * and queued ones, in order). Faults only.
+ */
+static void slot_to_free(struct dp_port *p, uint32_t vc, uint32_t i)
+{
+	struct dp_vcring *rg = &p->in->ring;
+	struct dp_vcslot *s = rg->rx.s[vc], dead = s[i & rg->rx.mask];
+
+	for (uint32_t h = rg->rx.head[vc]; i != h; i--)
+		s[i & rg->rx.mask] = s[(i - 1) & rg->rx.mask];
+	s[i & rg->rx.mask] = dead;
 }
 
 /* The packet at the head of queue qi (its output op, down) cannot arrive:
@@ -113,23 +127,18 @@ static void head_lost(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	/* it held the queue until now: the packet behind cannot have
 	 * started earlier (try_send's ready time) */
 	q->last_start = now;
-	vcq_pop(r, ip, qi, q);
+	slot_to_free(ip, qi % DP_VC_STRIDE, q->head + q->off);
+	vcq_pop(r, qi, q);
 	lost(r, ip, m, now, DP_DROP_INSTANCE_LOST);
 }
 
 /* The packet that just arrived in slot tail + off of input port p's
- * queue q (VC vc) is lost: its slot moves down below the head, where it
- * is freed at once, and the queued packets one slot up, in order (the
- * ring frees its slots in order; faults only). */
+ * queue q (VC vc) is lost: its slot moves down below the queue, whose
+ * packets move one slot up (off), and its credit goes at once (lost). */
 static void vcq_drop_arrival(struct dp_port *p, uint32_t vc, struct dp_vcq *q)
 {
-	struct dp_vcslot dead = *dp_vcq_slot(q, q->tail);
-
-	for (uint32_t i = q->tail; i != q->head; i--)
-		*dp_vcq_slot(q, i) = *dp_vcq_slot(q, i - 1);
-	*dp_vcq_slot(q, q->head) = dead;
+	slot_to_free(p, vc, q->tail + q->off);
 	q->off++;
-	dp_link_free_to(p->in, vc, q->head + q->off);
 }
 
 static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
@@ -139,7 +148,7 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 	struct rte_mbuf *m;
 	unsigned n = 0;
 
-	while ((m = dp_port_rx_next(p, now, &lc->next_event, 1)) != NULL) {
+	while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
 		struct dp_pkt *pk = dp_pkt(m);
 		struct dp_vcq *q = &p->q[pk->vc];
 
@@ -219,7 +228,7 @@ static int xbar_cross(struct dp_router *r, uint32_t qi, struct dp_port *op,
 			 q->last_start, finish, pk->flits);
 	r->oq_ports |= 1ULL << pk->out_port;
 	granted(r, op, qi, turn);
-	vcq_pop(r, ip, qi, q);
+	vcq_pop(r, qi, q);
 	return 1;
 }
 
@@ -365,7 +374,7 @@ static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
 	dp_credit_return(r, ip, qi / DP_VC_STRIDE, vc, (uint32_t)(op - r->port),
 			 out_vc, q->last_start, op->out->busy_until, flits);
 	granted(r, op, qi, turn);
-	vcq_pop(r, ip, qi, q);
+	vcq_pop(r, qi, q);
 	return 1;
 }
 

@@ -28,7 +28,7 @@ struct dp_router {
 	uint32_t nports, nq; /* nq = nports * DP_VC_STRIDE input queues */
 	uint32_t nqw;	     /* words of qmask in use: (nq + 63) / 64 */
 	uint32_t rr;	     /* round-robin start of switch allocation */
-	/* ports whose packet FIFO, and those whose credit FIFO, has
+	/* ports whose incoming rings, and those whose credits, have
 	 * something due (their wakes fired) */
 	uint64_t poll_pkt, poll_cred;
 	uint64_t always; /* ports fed from another instance: every sweep */

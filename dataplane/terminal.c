@@ -440,7 +440,7 @@ static unsigned port_step(struct dp_term *t, uint64_t now)
 		t->held = NULL;
 		port_delivered(t, &t->held_out, now, 1);
 	}
-	while ((m = dp_port_rx_next(p, now, &lc->next_event, 0)) != NULL) {
+	while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
 		struct dp_out o;
 
 		capture(m, &o);
@@ -524,8 +524,7 @@ unsigned dp_term_step(struct dp_term *t, uint64_t now)
 					    0)
 		       : 0;
 	if (poll & (1ULL << DP_TERM_POLL_PKT))
-		while ((m = dp_port_rx_next(p, now, &lc->next_event, 0)) !=
-		       NULL) {
+		while ((m = dp_port_rx_next(p, now, &lc->next_event)) != NULL) {
 			deliver(t, m);
 			work++;
 		}

@@ -25,8 +25,8 @@
  * Credits come back in the order the slots were taken: a VC queue is a
  * FIFO, so its slots are freed in order; and a credit that would be due
  * before the one freed before it on the link, on any VC, is due with it:
- * the link has one credit channel, a delay line (link.h's credit FIFO
- * kept the same order). No slot is freed out of order.
+ * the link has one credit channel, a delay line. No slot is freed out of
+ * order.
  *
  * Who writes what: the shared part is two cache lines, the sender's
  * (tails) and the receiver's (heads), each with its own copy of the
@@ -146,8 +146,8 @@ static inline int dp_vcring_fits(const struct dp_vcring *r, uint32_t v,
 }
 
 /* Sender: write a packet of flits flits into VC v's tail slot, due at
- * the receiver at due, and publish it, counting no credit (the caller's
- * own: link.h while credits still travel on the credit FIFO). */
+ * the receiver at due, and publish it, counting no credit (the caller
+ * counts its own: link.h). */
 static inline void dp_vcring_put(struct dp_vcring *r, uint32_t v, uint64_t word,
 				 uint32_t flits, uint32_t aux, uint64_t due)
 {

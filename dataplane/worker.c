@@ -306,13 +306,12 @@ static uint64_t xlinks_next(const struct dp_lcore *lc)
 
 	for (uint32_t i = 0; i < lc->nxlinks; i++) {
 		const struct dp_vcslot *f = dp_link_peek(lc->xlinks[2 * i]);
-		const struct dp_credit *c =
-			dp_link_credit_peek(lc->xlinks[2 * i + 1]);
+		struct dp_credit c;
 
 		if (f != NULL && f->due < d)
 			d = f->due;
-		if (c != NULL && c->due < d)
-			d = c->due;
+		if (dp_link_credit_peek(lc->xlinks[2 * i + 1], &c) && c.due < d)
+			d = c.due;
 	}
 	return d;
 }

@@ -186,8 +186,8 @@ struct dp_lcore {
 	uint64_t *pollers;
 	uint32_t npollers;
 	/* the ports other instances feed here (their bridge, on worker 0,
-	 * arms no wake), as pairs: the link from the peer (its packet
-	 * FIFO), the link to it (its credit FIFO); their heads' due times
+	 * arms no wake), as pairs: the link from the peer (its packets),
+	 * the link to it (its credits); their heads' due times
 	 * bound the next step (worker.c, next_step) */
 	struct dp_link **xlinks;
 	uint32_t nxlinks;     /* pairs */

@@ -63,7 +63,7 @@ static void settle_port(struct dp_port *p, dp_credit_hook on,
 {
 	uint64_t next = UINT64_MAX;
 
-	if (p->out != NULL && p->out->cred != NULL)
+	if (p->out != NULL && dp_link_exists(p->out))
 		dp_port_credits_in(p, UINT64_MAX, &next, on, r, k);
 }
 

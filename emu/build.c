@@ -40,7 +40,7 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 	const struct df_link_params *lp = &e->pl->cfg.link[cls];
 	uint32_t cap = emu_fifo_cap(e->pl, cls), nvc = emu_link_vcs(e->pl, cls);
 	struct dp_vcslot *slots;
-	uint8_t *vcs;
+	uint8_t *vcs, *cvcs;
 
 	l->cls = cls;
 	l->from = from;
@@ -67,11 +67,11 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 	l->mask = cap - 1;
 	slots = emu_arena_alloc(&e->mem, dp_link_nslots(nvc, lp->buffer_flits) *
 						 sizeof(*slots));
-	l->cred = emu_arena_alloc(&e->mem, cap * sizeof(*l->cred));
 	vcs = emu_arena_alloc(&e->mem, cap);
-	if (slots == NULL || l->cred == NULL || vcs == NULL)
-		return oom(e, "link FIFOs");
-	dp_link_rings(l, slots, vcs, nvc, lp->buffer_flits);
+	cvcs = emu_arena_alloc(&e->mem, cap);
+	if (slots == NULL || vcs == NULL || cvcs == NULL)
+		return oom(e, "link rings");
+	dp_link_rings(l, slots, vcs, cvcs, nvc, lp->buffer_flits);
 	return 0;
 }
 
@@ -618,12 +618,12 @@ void emu_teardown(struct emu *e)
 	const struct df_topo *t = &pl->topo;
 
 	emu_inst_free(e->inst);
-	/* what is still on a link or in an input queue (a run cut short):
-	 * the slots not freed yet */
+	/* what is still on a link (a run cut short): the slots not taken
+	 * yet; the input queues' below */
 	for (uint32_t i = 0; e->links && i < e->nlinks; i++) {
 		struct dp_vcring *rg = &e->links[i].ring;
 		for (uint32_t v = 0; v < e->links[i].nvc; v++)
-			for (uint32_t j = rg->rx.head[v]; j != rg->tx.tail[v];
+			for (uint32_t j = rg->rx.taken[v]; j != rg->tx.tail[v];
 			     j++)
 				rte_pktmbuf_free(
 					rg->rx.s[v][j & rg->rx.mask].m);
@@ -634,7 +634,10 @@ void emu_teardown(struct emu *e)
 			continue;
 		for (uint32_t k = 0; k < ro->nports; k++)
 			for (uint32_t v = 0; v < DF_MAX_VC; v++) {
+				struct dp_vcq *q = &ro->port[k].q[v];
 				struct dp_oq *o = &ro->port[k].oq[v];
+				for (; q->slot && q->head != q->tail; q->head++)
+					rte_pktmbuf_free(dp_vcq_head(q));
 				for (; o->slot && o->head != o->tail; o->head++)
 					rte_pktmbuf_free(
 						o->slot[o->head & o->mask].m);

@@ -28,23 +28,23 @@ uint32_t emu_link_vcs(const struct df_plan *pl, int c)
 	return c == DF_LINK_TERMINAL ? 1 : pl->tb.nvcs[c] + pl->tb.esc;
 }
 
-/* Entries of a link's credit FIFO and VC log (link.h) of class c: at
- * least one per slot of its rings, which have one per flit of the far
- * buffer, so neither is ever full. */
+/* Entries of a link's VC and credit logs (link.h) of class c: at least
+ * one per slot of its rings, which have one per flit of the far buffer,
+ * so neither is ever full. */
 uint32_t emu_fifo_cap(const struct df_plan *pl, int c)
 {
 	return rte_align32pow2(dp_link_nslots(emu_link_vcs(pl, c),
 					      pl->cfg.link[c].buffer_flits));
 }
 
-/* Bytes of one link of class c: the link, its rings and credit FIFO. */
+/* Bytes of one link of class c: the link, its rings and logs. */
 static uint64_t link_bytes(const struct df_plan *pl, int c)
 {
 	return sizeof(struct dp_link) +
 	       (uint64_t)dp_link_nslots(emu_link_vcs(pl, c),
 					pl->cfg.link[c].buffer_flits) *
 		       sizeof(struct dp_vcslot) +
-	       (uint64_t)emu_fifo_cap(pl, c) * (sizeof(struct dp_credit) + 1);
+	       (uint64_t)emu_fifo_cap(pl, c) * 2;
 }
 
 /*
@@ -172,7 +172,7 @@ int emu_build_pool(struct emu *e)
 
 /* The dataplane state a plan allocates from the arena (build_links,
  * build_nodes in emu/build.c): links with their rings, which hold the
- * input VC queues, and credit FIFOs; routers, terminals, source queues
+ * input VC queues, and their logs; routers, terminals, source queues
  * (UGAL-L_CR's credit queues). */
 uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 {

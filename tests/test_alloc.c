@@ -51,14 +51,13 @@ static int link_init(struct dp_link *l)
 	struct dp_vcslot *slots =
 		calloc(dp_link_nslots(NVC, FIFO), sizeof(*slots));
 
-	uint8_t *vcs = calloc(NVC * FIFO, 1);
+	uint8_t *vcs = calloc(NVC * FIFO, 1), *cvcs = calloc(NVC * FIFO, 1);
 
 	memset(l, 0, sizeof(*l));
-	l->cred = calloc(NVC * FIFO, sizeof(*l->cred));
 	l->mask = NVC * FIFO - 1;
-	if (slots == NULL || l->cred == NULL || vcs == NULL)
+	if (slots == NULL || vcs == NULL || cvcs == NULL)
 		return -1;
-	dp_link_rings(l, slots, vcs, NVC, FIFO);
+	dp_link_rings(l, slots, vcs, cvcs, NVC, FIFO);
 	return 0;
 }
 
@@ -94,10 +93,10 @@ static void rig_free(struct rig *g)
 	for (int k = 0; k < NPORTS; k++) {
 		free(g->out[k].ring.tx.s[0]);
 		free(g->out[k].vcs);
-		free(g->out[k].cred);
+		free(g->out[k].cvcs);
 		free(g->in[k].ring.tx.s[0]);
 		free(g->in[k].vcs);
-		free(g->in[k].cred);
+		free(g->in[k].cvcs);
 	}
 	free(g->r);
 	free(g->lc);
@@ -119,7 +118,12 @@ static void put(struct rig *g, uint32_t k, uint32_t v, uint32_t o, uint32_t ov)
 	pm->pk.out_vc = (uint8_t)ov;
 	pm->pk.dst_router = (uint16_t)g->r->id;
 	pm->pk.dst_term = o;
-	dp_vcq_slot(q, q->tail++)->m = &pm->m;
+	/* it came on the link: its slot, which its credit frees */
+	if (dp_link_push(&g->in[k], v, &pm->m, FLITS, 0) != 0 ||
+	    dp_link_peek(&g->in[k]) == NULL)
+		abort();
+	dp_link_pop(&g->in[k]);
+	q->tail++;
 	g->r->port[o].waiting[ov] += FLITS;
 	g->r->qmask[0] |= 1ULL << (k * DP_VC_STRIDE + v);
 }
@@ -138,7 +142,7 @@ static void drain(struct rig *g)
 	for (int k = 0; k < NPORTS; k++) {
 		for (int v = 0; v < NVC; v++)
 			g->out[k].ring.rx.head[v] = g->out[k].ring.tx.tail[v];
-		g->in[k].cred_rx.own = g->in[k].cred_tx.own;
+		g->in[k].ctaken = g->in[k].cseen = g->in[k].cfreed;
 	}
 }
 

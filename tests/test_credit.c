@@ -48,11 +48,16 @@ static int rig_init(struct rig *g)
 	for (int k = 0; k < NPORTS; k++) {
 		struct dp_port *p = &g->r->port[k];
 
-		g->link[k].cred = calloc(RINGSZ, sizeof(struct dp_credit));
-		g->link[k].mask = RINGSZ - 1;
-		g->link[k].credit_lat_tsc = LAT;
-		if (g->link[k].cred == NULL)
+		struct dp_vcslot *s =
+			calloc(dp_link_nslots(NVC, RINGSZ), sizeof(*s));
+		uint8_t *vcs = calloc(NVC * RINGSZ, 1),
+			*cvcs = calloc(NVC * RINGSZ, 1);
+
+		if (s == NULL || vcs == NULL || cvcs == NULL)
 			return -1;
+		g->link[k].mask = NVC * RINGSZ - 1;
+		g->link[k].credit_lat_tsc = LAT;
+		dp_link_rings(&g->link[k], s, vcs, cvcs, NVC, RINGSZ);
 		p->nvc = NVC;
 		p->in = &g->link[k];
 		for (int v = 0; v < NVC; v++)
@@ -63,28 +68,34 @@ static int rig_init(struct rig *g)
 
 static void rig_free(struct rig *g)
 {
-	for (int k = 0; k < NPORTS && g->r; k++)
-		free(g->link[k].cred);
+	for (int k = 0; k < NPORTS && g->r; k++) {
+		free(g->link[k].ring.tx.s[0]);
+		free(g->link[k].vcs);
+		free(g->link[k].cvcs);
+	}
 	test_eng_free(&g->mem);
 	free(g->r);
 	free(g->lc);
 }
 
-/* Packet from input k (VC vc) out through port o (VC vc), finish at t. */
+/* Packet from input k (VC vc) out through port o (VC vc), finish at t:
+ * it came on the link (its slot, which its credit frees) and leaves. */
 static void depart(struct rig *g, uint32_t k, uint32_t vc, uint32_t o,
 		   uint64_t t, uint32_t flits)
 {
+	struct dp_link *l = &g->link[k];
+
+	if (dp_link_push(l, vc, NULL, flits, 0) != 0 || dp_link_peek(l) == NULL)
+		abort();
+	dp_link_pop(l);
 	dp_credit_return(g->r, &g->r->port[k], k, vc, o, vc, t - 10, t, flits);
 }
 
 /* Next credit that went upstream on port k's link, or 0 if none. */
 static int pop(struct rig *g, uint32_t k, struct dp_credit *c)
 {
-	const struct dp_credit *h = dp_link_credit_peek(&g->link[k]);
-
-	if (h == NULL)
+	if (!dp_link_credit_peek(&g->link[k], c))
 		return 0;
-	*c = *h;
 	dp_link_credit_pop(&g->link[k]);
 	return 1;
 }

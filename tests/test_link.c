@@ -21,16 +21,18 @@ static struct dp_link *link_new(void)
 	struct dp_link *l = aligned_alloc(64, sizeof(*l));
 	uint32_t n = dp_link_nslots(NVC, CAP), log = 1;
 	struct dp_vcslot *s = calloc(n, sizeof(*s));
-	uint8_t *vcs;
+	uint8_t *vcs, *cvcs;
 
 	while (log < n)
 		log <<= 1;
 	vcs = calloc(log, 1);
-	if (l == NULL || s == NULL || vcs == NULL)
+	cvcs = calloc(log, 1);
+	if (l == NULL || s == NULL || vcs == NULL || cvcs == NULL)
 		abort();
 	memset(l, 0, sizeof(*l));
 	l->mask = log - 1;
-	dp_link_rings(l, s, vcs, NVC, CAP);
+	l->credit_lat_tsc = 5;
+	dp_link_rings(l, s, vcs, cvcs, NVC, CAP);
 	return l;
 }
 
@@ -38,6 +40,7 @@ static void link_free(struct dp_link *l)
 {
 	free(l->ring.tx.s[0]);
 	free(l->vcs);
+	free(l->cvcs);
 	free(l);
 }
 
@@ -47,16 +50,21 @@ static struct rte_mbuf *tag(uintptr_t i)
 	return (struct rte_mbuf *)(i + 1);
 }
 
-/* The next packet due by now, taken and its slot freed, or 0. */
+/* The next packet due by now, taken and its slot freed with its credit
+ * (one flit) at once, or 0. */
 static uintptr_t take(struct dp_link *l, uint64_t now)
 {
 	const struct dp_vcslot *s = dp_link_peek(l);
+	uint32_t v;
 	uintptr_t i;
 
 	if (s == NULL || s->due > now)
 		return 0;
 	i = (uintptr_t)s->m;
-	dp_link_take(l);
+	v = dp_link_peek_vc(l);
+	dp_link_pop(l);
+	if (dp_link_credit_at(l, now, v, 1, now) != 0)
+		abort();
 	return i;
 }
 
@@ -142,9 +150,53 @@ static void test_full(void)
 	dp_link_pop(l);
 	CHECK(dp_link_push(l, 1, tag(96), 1, 70) != 0,
 	      "a packet popped but not freed keeps its slot");
-	dp_link_free_to(l, 1, l->ring.rx.taken[1]);
-	CHECK(dp_link_push(l, 1, tag(96), 1, 70) == 0,
-	      "freed up to what was taken: the slot takes a packet again");
+	CHECK(dp_link_credit_at(l, 70, 1, 1, 70) == 0 &&
+		      dp_link_push(l, 1, tag(96), 1, 70) == 0,
+	      "its credit frees it: the slot takes a packet again");
+	link_free(l);
+}
+
+/* Credits in the freed slots: each frees the first slot of its VC whose
+ * credit has not gone, and the sender takes them in the order given,
+ * across the VCs, none due before the one given before it. */
+static void test_credits(void)
+{
+	struct dp_link *l = link_new();
+	struct dp_credit c[4] = {{0}};
+	int n = 0, ok;
+
+	/* packets of 2, 3 (VC 0) and 4 flits (VC 2), all taken */
+	ok = dp_link_push(l, 0, tag(0), 2, 10) == 0 &&
+	     dp_link_push(l, 2, tag(1), 4, 10) == 0 &&
+	     dp_link_push(l, 0, tag(2), 3, 10) == 0;
+	for (int i = 0; i < 3 && ok; i++)
+		if (dp_link_peek(l) != NULL)
+			dp_link_pop(l);
+	CHECK(ok && dp_link_peek(l) == NULL, "three packets taken");
+	CHECK(dp_link_credit_at(l, 100, 0, 3, 20) != 0,
+	      "a credit of another size than its slot's packet is refused");
+	CHECK(dp_link_credit_at(l, 100, 1, 1, 20) != 0,
+	      "a credit on a VC with no packet taken is refused");
+	CHECK(!dp_link_credit_any(l), "the sender sees no credit yet");
+	ok = dp_link_credit_at(l, 200, 2, 4, 20) == 0 &&
+	     dp_link_credit_at(l, 150, 0, 2, 30) == 0 &&
+	     dp_link_credit(l, 300, 0, 3, 40) == 0;
+	CHECK(ok && dp_link_credit_at(l, 400, 0, 1, 50) != 0,
+	      "three credits given; a fourth on VC 0 has no packet");
+	while (n < 4 && dp_link_credit_peek(l, &c[n])) {
+		dp_link_credit_pop(l);
+		n++;
+	}
+	CHECK(n == 3 && c[0].vc == 2 && c[0].flits == 4 && c[0].due == 200 &&
+		      c[1].vc == 0 && c[1].flits == 2 && c[1].due == 200 &&
+		      c[2].vc == 0 && c[2].flits == 3 && c[2].due == 305,
+	      "taken in the order given (VC 2, VC 0, VC 0), the second due "
+	      "with the first (200, not 150), the third a credit latency "
+	      "after its time (305): %d (%u %u %llu) (%u %u %llu) "
+	      "(%u %u %llu)",
+	      n, c[0].vc, c[0].flits, (unsigned long long)c[0].due, c[1].vc,
+	      c[1].flits, (unsigned long long)c[1].due, c[2].vc, c[2].flits,
+	      (unsigned long long)c[2].due);
 	link_free(l);
 }
 
@@ -153,5 +205,6 @@ int main(void)
 	test_order();
 	test_hold();
 	test_full();
+	test_credits();
 	return check_done();
 }
