@@ -65,9 +65,12 @@ struct dp_link {
 	 * what both ends read on every packet and credit, written before
 	 * the run (drop_until: by the main lcore on a failure).
 	 */
-	uint8_t *vcs;  /* the VC log: each packet's VC, in order; NULL: no
-			* such link */
-	uint8_t *cvcs; /* the credit log: each freed slot's VC, in order */
+	uint8_t *vcs; /* the VC log: each packet's VC, in order; NULL: no
+		       * such link */
+	/* the credit log: each freed slot's VC, in order; NULL: a lazy
+	 * sender, which takes its credits from the slots when it sends
+	 * (port.h, dp_port_credits_vc), and no credit wake */
+	uint8_t *cvcs;
 	/* both ends on one worker: its wheel, in which a producer arms the
 	 * consumer's wake itself (wheel.h); NULL: it sends a note on the
 	 * consumer's queue (notify.h) when there is one */
@@ -299,8 +302,10 @@ static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
 		due = r->rx.last_free;
 	r->rx.last_free = due;
 	s->free_at = due;
-	l->cvcs[l->cfreed & l->mask] = (uint8_t)vc;
 	__atomic_store_n(&r->rx.head[vc], h + 1, __ATOMIC_RELEASE);
+	if (l->cvcs == NULL) /* a lazy sender */
+		return 0;
+	l->cvcs[l->cfreed & l->mask] = (uint8_t)vc;
 	__atomic_store_n(&l->cfreed, l->cfreed + 1, __ATOMIC_RELEASE);
 	dp_link_wake(l, &l->cred_wake, due, 1);
 	return 0;
@@ -314,12 +319,14 @@ static inline int dp_link_credit(struct dp_link *l, uint64_t t, uint32_t vc,
 	return dp_link_credit_at(l, t + l->credit_lat_tsc, vc, flits, now);
 }
 
-/* Sender: is a credit waiting on l, due or not? The credit log's tail is
- * read again only when the copy says none. */
+/* Sender: is a credit waiting on l's log, due or not (never, for a lazy
+ * sender)? The log's tail is read again only when the copy says none. */
 static inline int dp_link_credit_any(struct dp_link *l)
 {
 	if (l->ctaken != l->cseen)
 		return 1;
+	if (l->cvcs == NULL)
+		return 0;
 	l->cseen = __atomic_load_n(&l->cfreed, __ATOMIC_ACQUIRE);
 	return l->ctaken != l->cseen;
 }

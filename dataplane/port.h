@@ -132,6 +132,34 @@ static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 	return n;
 }
 
+/*
+ * A lazy sender (a link without a credit log, link.h) takes VC v's
+ * credits due by now from the freed slots, when it is about to read
+ * credits[v] or credit_t[v] to send: all of them, so both are what a
+ * sender that took each credit when due would have (the credit's wake
+ * would have stepped it at the same step: a router that waits for a
+ * credit stays active, router.c, no_park).
+ */
+static inline void dp_port_credits_vc(struct dp_port *p, uint32_t v,
+				      uint64_t now)
+{
+	struct dp_link *l = p->out;
+	const struct dp_vcring *r = &l->ring;
+	const struct dp_vcslot *ring = r->tx.s[v];
+	uint32_t c = l->ecred[v],
+		 h = __atomic_load_n(&r->rx.head[v], __ATOMIC_ACQUIRE);
+
+	for (; c != h; c++) {
+		const struct dp_vcslot *s = &ring[c & r->tx.mask];
+
+		if (s->free_at > now)
+			break;
+		p->credits[v] += s->flits;
+		p->credit_t[v] = s->free_at;
+	}
+	l->ecred[v] = c;
+}
+
 /* Next packet of the incoming link that is due, or NULL. The due time is
  * in the link's slot: a packet not due yet is not touched. It stays in
  * its slot (a router's input VC queue) until its credit frees it. */

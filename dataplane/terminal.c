@@ -179,7 +179,11 @@ static int inject_one(struct dp_term *t, uint64_t now)
 	struct dp_pkt *pk;
 	uint32_t dst;
 
-	if (p->out->busy_until > now || p->credits[0] < run->pkt_flits)
+	if (p->out->busy_until > now)
+		return 0;
+	if (p->out->cvcs == NULL) /* a lazy sender (port.h) */
+		dp_port_credits_vc(p, 0, now);
+	if (p->credits[0] < run->pkt_flits)
 		return 0;
 	t->sq_head++;
 	m = rte_pktmbuf_alloc(run->pool);
@@ -377,6 +381,8 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 	struct dp_pkt *pk = dp_pkt(m);
 	uint32_t flits = (m->pkt_len + run->flit_bytes - 1) / run->flit_bytes;
 
+	if (p->out->cvcs == NULL) /* a lazy sender (port.h) */
+		dp_port_credits_vc(p, 0, now);
 	if (p->credits[0] < flits)
 		return 0;
 	memset(pk, 0, sizeof(*pk));

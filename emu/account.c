@@ -63,7 +63,12 @@ static void settle_port(struct dp_port *p, dp_credit_hook on,
 {
 	uint64_t next = UINT64_MAX;
 
-	if (p->out != NULL && dp_link_exists(p->out))
+	if (p->out == NULL || !dp_link_exists(p->out))
+		return;
+	if (p->out->cvcs == NULL) /* a lazy sender: from the slots */
+		for (uint32_t v = 0; v < p->nvc; v++)
+			dp_port_credits_vc(p, v, UINT64_MAX);
+	else
 		dp_port_credits_in(p, UINT64_MAX, &next, on, r, k);
 }
 

@@ -199,6 +199,7 @@ static int build_nodes(struct emu *e)
 	const struct df_topo *t = &pl->topo;
 	uint32_t rp = t->nrouters * t->nports, sq;
 	const struct dp_eng_mem mem = {.zalloc = eng_zalloc, .ctx = &e->mem};
+	int lazy;
 
 	e->routers = calloc(t->nrouters, sizeof(*e->routers));
 	e->terms = calloc(t->nterms, sizeof(*e->terms));
@@ -222,6 +223,8 @@ static int build_nodes(struct emu *e)
 		ro->lc = e->lc[pl->worker_of[r]];
 		ro->eng = e->run.eng;
 		ro->oq_cap = pl->cfg.output_buffer_flits;
+		lazy = !df_alg_info(pl->cfg.algorithm)->adaptive &&
+		       ro->eng->credit == NULL && ro->eng->select == NULL;
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct df_port_info *pi =
 				&t->ports[r * t->nports + k];
@@ -248,6 +251,14 @@ static int build_nodes(struct emu *e)
 			if (port_init(e, &ro->port[k], pi->cls, out, in, 1,
 				      esc))
 				return -1;
+			/* an engine that reads no occupancy: its routers
+			 * take their credits from the slots when they send
+			 * (dataplane/port.h, dp_port_credits_vc), with no
+			 * credit log and no credit wake; a router of another
+			 * instance is no sender here: the bridge is, which
+			 * reads the log (dataplane/bridge.c, send_credits) */
+			if (lazy && df_part_local(&pl->cfg, r))
+				out->cvcs = NULL;
 		}
 		if (ro->eng->init != NULL &&
 		    ro->eng->init(ro, &pl->cfg, &mem) != 0)
@@ -272,6 +283,11 @@ static int build_nodes(struct emu *e)
 		if (port_init(e, &te->port, DF_LINK_TERMINAL, &e->links[rp + i],
 			      &e->links[rp + t->nterms + i], 0, 0))
 			return -1;
+		/* a terminal reads no occupancy: it takes its credits from
+		 * the slots when it sends, as a lazy router (a terminal with
+		 * packets to send stays active, dp_term_busy; one bound to a
+		 * port is polled at every step) */
+		e->links[rp + i].cvcs = NULL;
 	}
 	return 0;
 }

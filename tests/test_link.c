@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "link.h"
+#include "port.h"
 
 #define NVC 3
 #define CAP 8 /* flits of each VC's far buffer: slots per ring */
@@ -200,11 +201,51 @@ static void test_credits(void)
 	link_free(l);
 }
 
+/* A lazy sender (no credit log): nothing logged, and dp_port_credits_vc
+ * takes a VC's credits due by now from the slots, in order, the last one
+ * taken its credit_t. */
+static void test_lazy(void)
+{
+	struct dp_link *l = link_new();
+	struct dp_port p = {.out = l, .nvc = NVC};
+	uint8_t *log = l->cvcs;
+	int ok = 1;
+
+	l->cvcs = NULL;
+	for (uint32_t f = 1; f <= 3; f++) /* 1, 2, 3 flits on VC 1 */
+		ok &= dp_link_push(l, 1, tag(f), f, 10) == 0 &&
+		      dp_link_peek(l) != NULL;
+	for (int i = 0; i < 3; i++)
+		dp_link_pop(l);
+	ok &= dp_link_credit_at(l, 100, 1, 1, 50) == 0 &&
+	      dp_link_credit_at(l, 120, 1, 2, 50) == 0 &&
+	      dp_link_credit_at(l, 200, 1, 3, 50) == 0;
+	CHECK(ok && !dp_link_credit_any(l),
+	      "three credits given; none logged for a lazy sender");
+	dp_port_credits_vc(&p, 1, 99);
+	CHECK(p.credits[1] == 0 && p.credit_t[1] == 0, "none due at 99");
+	dp_port_credits_vc(&p, 1, 150);
+	CHECK(p.credits[1] == 3 && p.credit_t[1] == 120 && l->ecred[1] == 2,
+	      "at 150 the two due, 3 flits, credit_t the newest (120): "
+	      "%u %llu",
+	      p.credits[1], (unsigned long long)p.credit_t[1]);
+	dp_port_credits_vc(&p, 1, 150);
+	dp_port_credits_vc(&p, 0, 1000);
+	CHECK(p.credits[1] == 3 && p.credits[0] == 0,
+	      "again at 150, nothing more; VC 0 has none");
+	dp_port_credits_vc(&p, 1, 1000);
+	CHECK(p.credits[1] == 6 && p.credit_t[1] == 200 && l->ecred[1] == 3,
+	      "at 1000 the third");
+	l->cvcs = log;
+	link_free(l);
+}
+
 int main(void)
 {
 	test_order();
 	test_hold();
 	test_full();
 	test_credits();
+	test_lazy();
 	return check_done();
 }
