@@ -297,13 +297,9 @@ static inline int dp_link_credit_at(struct dp_link *l, uint64_t due,
 	s = &r->rx.s[vc][h & r->rx.mask];
 	if (unlikely(h == r->rx.taken[vc] || s->flits != flits))
 		return -1;
-	due = dp_after(due, now);
-	if (due < r->rx.last_free)
-		due = r->rx.last_free;
-	r->rx.last_free = due;
-	s->free_at = due;
-	__atomic_store_n(&r->rx.head[vc], h + 1, __ATOMIC_RELEASE);
-	if (l->cvcs == NULL) /* a lazy sender */
+	dp_vcring_free(r, vc, dp_after(due, now));
+	due = r->rx.last_free; /* with the link's previous credit */
+	if (l->cvcs == NULL)   /* a lazy sender */
 		return 0;
 	l->cvcs[l->cfreed & l->mask] = (uint8_t)vc;
 	__atomic_store_n(&l->cfreed, l->cfreed + 1, __ATOMIC_RELEASE);

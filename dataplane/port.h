@@ -134,30 +134,28 @@ static inline unsigned dp_port_credits_in(struct dp_port *p, uint64_t now,
 
 /*
  * A lazy sender (a link without a credit log, link.h) takes VC v's
- * credits due by now from the freed slots, when it is about to read
- * credits[v] or credit_t[v] to send: all of them, so both are what a
- * sender that took each credit when due would have (the credit's wake
- * would have stepped it at the same step: a router that waits for a
- * credit stays active, router.c, no_park).
+ * credits due by now from the freed slots (vcring.h's walk), when it is
+ * about to read credits[v] or credit_t[v] to send: all of them, so both
+ * are what a sender that took each credit when due would have (the
+ * credit's wake would have stepped it at the same step: a router that
+ * waits for a credit stays active, router.c, no_park). An eager sender
+ * has taken them already (dp_port_credits_in): nothing to do.
  */
 static inline void dp_port_credits_vc(struct dp_port *p, uint32_t v,
 				      uint64_t now)
 {
 	struct dp_link *l = p->out;
-	const struct dp_vcring *r = &l->ring;
-	const struct dp_vcslot *ring = r->tx.s[v];
-	uint32_t c = l->ecred[v],
-		 h = __atomic_load_n(&r->rx.head[v], __ATOMIC_ACQUIRE);
+	struct dp_vccredit c;
 
-	for (; c != h; c++) {
-		const struct dp_vcslot *s = &ring[c & r->tx.mask];
-
-		if (s->free_at > now)
-			break;
-		p->credits[v] += s->flits;
-		p->credit_t[v] = s->free_at;
-	}
-	l->ecred[v] = c;
+	if (l->cvcs != NULL)
+		return;
+	c = (struct dp_vccredit){.cred = l->ecred[v],
+				 .free = p->credits[v],
+				 .credit_t = p->credit_t[v]};
+	dp_vcring_credit(&l->ring, v, &c, now);
+	l->ecred[v] = c.cred;
+	p->credits[v] = c.free;
+	p->credit_t[v] = c.credit_t;
 }
 
 /* Next packet of the incoming link that is due, or NULL. The due time is

@@ -268,7 +268,7 @@ static unsigned oq_send(struct dp_router *r, struct dp_port *op, uint64_t now)
 	unsigned n = 0;
 	int v;
 
-	for (uint32_t w = 0; op->out->cvcs == NULL && w < op->nvc; w++)
+	for (uint32_t w = 0; w < op->nvc; w++)
 		dp_port_credits_vc(op, w, now);
 	while (op->out->busy_until <= now && (v = dp_oq_pick(op, now)) >= 0) {
 		const struct dp_flight *f = dp_oq_head(op, (uint32_t)v);
@@ -423,8 +423,7 @@ static inline int try_routed(struct dp_router *r, uint32_t qi,
 			r->park_until = op->out->busy_until;
 		return 0;
 	}
-	if (op->out->cvcs == NULL)
-		dp_port_credits_vc(op, pk->out_vc, now);
+	dp_port_credits_vc(op, pk->out_vc, now);
 	if (op->credits[pk->out_vc] < pk->flits)
 		return no_park(r);
 	op->waiting[pk->out_vc] -= pk->flits;

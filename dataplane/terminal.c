@@ -181,8 +181,7 @@ static int inject_one(struct dp_term *t, uint64_t now)
 
 	if (p->out->busy_until > now)
 		return 0;
-	if (p->out->cvcs == NULL) /* a lazy sender (port.h) */
-		dp_port_credits_vc(p, 0, now);
+	dp_port_credits_vc(p, 0, now); /* a lazy sender's (port.h) */
 	if (p->credits[0] < run->pkt_flits)
 		return 0;
 	t->sq_head++;
@@ -381,8 +380,7 @@ static int port_inject(struct dp_term *t, struct rte_mbuf *m, uint32_t dst,
 	struct dp_pkt *pk = dp_pkt(m);
 	uint32_t flits = (m->pkt_len + run->flit_bytes - 1) / run->flit_bytes;
 
-	if (p->out->cvcs == NULL) /* a lazy sender (port.h) */
-		dp_port_credits_vc(p, 0, now);
+	dp_port_credits_vc(p, 0, now); /* a lazy sender's (port.h) */
 	if (p->credits[0] < flits)
 		return 0;
 	memset(pk, 0, sizeof(*pk));

@@ -65,11 +65,10 @@ static void settle_port(struct dp_port *p, dp_credit_hook on,
 
 	if (p->out == NULL || !dp_link_exists(p->out))
 		return;
-	if (p->out->cvcs == NULL) /* a lazy sender: from the slots */
-		for (uint32_t v = 0; v < p->nvc; v++)
-			dp_port_credits_vc(p, v, UINT64_MAX);
-	else
-		dp_port_credits_in(p, UINT64_MAX, &next, on, r, k);
+	/* a lazy sender's from the slots, an eager one's from its log */
+	for (uint32_t v = 0; v < p->nvc; v++)
+		dp_port_credits_vc(p, v, UINT64_MAX);
+	dp_port_credits_in(p, UINT64_MAX, &next, on, r, k);
 }
 
 static void settle_credits(const struct emu *e)
