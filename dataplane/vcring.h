@@ -111,14 +111,14 @@ static inline void dp_vccredit_init(struct dp_vccredit *c, uint32_t cap)
 	*c = (struct dp_vccredit){.free = cap};
 }
 
-/* Sender: take VC v's credits due by now from the freed slots into c.
- * Returns the flits free downstream. */
-static inline uint32_t dp_vcring_credit(const struct dp_vcring *r, uint32_t v,
-					struct dp_vccredit *c, uint64_t now)
+/* Sender: the credits of VC v due by now, past those c counted, one by
+ * one (dp_vcring_credit's tail). */
+static inline void dp_vcring_credit_walk(const struct dp_vcring *r, uint32_t v,
+					 struct dp_vccredit *c, uint32_t head,
+					 uint64_t now)
 {
 	const struct dp_vcslot *ring = r->tx.s[v];
-	uint32_t cred = c->cred, free = c->free,
-		 head = __atomic_load_n(&r->rx.head[v], __ATOMIC_ACQUIRE);
+	uint32_t cred = c->cred, free = c->free;
 
 	for (; cred != head; cred++) {
 		const struct dp_vcslot *s = &ring[cred & r->tx.mask];
@@ -131,7 +131,38 @@ static inline uint32_t dp_vcring_credit(const struct dp_vcring *r, uint32_t v,
 		c->credit_t = ring[(cred - 1) & r->tx.mask].free_at;
 	c->cred = cred;
 	c->free = free;
-	return free;
+}
+
+/*
+ * Sender: take VC v's credits due by now from the freed slots into c.
+ * Returns the flits free downstream. A VC's freed slots are due in order
+ * (dp_vcring_free_n), so those due by now are a prefix: the first two
+ * slots are looked at without a branch, since how many are due is as
+ * good as random to the branch predictor (docs/performance.md, "The
+ * datapath on the rings"), and only a longer run of due credits walks on.
+ * A slot past the head is stale but readable, its due test masked out.
+ */
+static inline uint32_t dp_vcring_credit(const struct dp_vcring *r, uint32_t v,
+					struct dp_vccredit *c, uint64_t now)
+{
+	const struct dp_vcslot *ring = r->tx.s[v];
+	uint32_t m = r->tx.mask, cred = c->cred,
+		 head = __atomic_load_n(&r->rx.head[v], __ATOMIC_ACQUIRE),
+		 n = head - cred;
+	const struct dp_vcslot *s0 = &ring[cred & m],
+			       *s1 = &ring[(cred + 1) & m];
+	uint32_t d0 = (n > 0) & (s0->free_at <= now),
+		 d1 = d0 & (n > 1) & (s1->free_at <= now);
+	/* masks, not ?:, which gcc makes branches of */
+	uint64_t k0 = -(uint64_t)(d0 & !d1), k1 = -(uint64_t)d1;
+
+	c->credit_t = (c->credit_t & ~(k0 | k1)) | (s0->free_at & k0) |
+		      (s1->free_at & k1);
+	c->free += (s0->flits & -d0) + (s1->flits & -d1);
+	c->cred = cred + d0 + d1;
+	if (__builtin_expect(d1 && n > 2, 0))
+		dp_vcring_credit_walk(r, v, c, head, now);
+	return c->free;
 }
 
 /* Sender: may a packet of flits flits go on VC v now? The freed slots

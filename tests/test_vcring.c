@@ -5,7 +5,9 @@
  * 32-bit indices, and one VC's ring does not touch another's; a batch of
  * due slots stops at the first not due, at its bound and at the tail; a
  * full ring takes a packet only once the credit that makes room is due,
- * and the sender reads no freed slot while a packet fits without; credits
+ * and the sender reads no freed slot while a packet fits without; the
+ * credits a sender takes are the due prefix of the freed slots, however
+ * long, and never a stale slot past the head; credits
  * come back in order, across the link's VCs too; and between two threads
  * every packet arrives once, in order, and every credit comes back.
  */
@@ -129,6 +131,66 @@ static void full(void)
 	      "a packet that fits takes no freed slot (lazy credits)");
 	CHECK(dp_vcring_credit(r, 0, &c, 300) == 5 && c.credit_t == 200,
 	      "asked, the sender takes the due credit: 5 flits free");
+	ring_free(r);
+}
+
+/* The credits taken are those of the freed slots due by now, whether
+ * none, one, two (looked at without a branch) or more are; a slot past
+ * the head keeps an old credit time from the lap before, which must not
+ * count. Packets of k + 1 flits, so each credit's flits show. */
+static void prefix(uint32_t start)
+{
+	struct dp_vcring *r = ring_new(64);
+	struct dp_vccredit c;
+	uint32_t sent = 0, freed = 0, back = 0, t = 0;
+	int ok = 1, stale = 1;
+
+	dp_vccredit_init(&c, 64);
+	r->tx.tail[0] = r->rx.head[0] = c.cred = start;
+	/* a lap of slots freed long ago: credit times 0 (due at once) */
+	for (uint32_t run = 0; run < 6; run++) {
+		uint32_t due = 0, flits = 0;
+
+		/* run packets in, freed with credits due at t + 1 ... t +
+		 * run, and one more freed with a credit not yet due */
+		for (uint32_t k = 0; k <= run; k++) {
+			dp_vcring_push_word(r, 0, &c, sent, k + 1, 0, 0);
+			sent++;
+		}
+		for (uint32_t k = 0; k <= run; k++) {
+			dp_vcring_free(r, 0, t + 1 + k + (k == run ? 1000 : 0));
+			freed++;
+			if (k < run) {
+				due++;
+				flits += k + 1;
+			}
+		}
+		/* a stale slot just past the head: due, flits, never sent */
+		r->tx.s[0][(start + freed) & r->tx.mask].free_at = 0;
+		r->tx.s[0][(start + freed) & r->tx.mask].flits = 50;
+		flits += c.free;
+		dp_vcring_credit(r, 0, &c, t + run);
+		ok &= c.cred == start + back + due && c.free == flits &&
+		      (due == 0 || c.credit_t == t + run);
+		stale &= c.cred != start + freed;
+		back += due;
+		/* the last one's credit, due later, then taken */
+		t += run + 1000 + 1;
+		dp_vcring_credit(r, 0, &c, t);
+		back++;
+		ok &= c.cred == start + back && c.credit_t == t;
+		/* none freed since: the slot at the head is stale */
+		dp_vcring_credit(r, 0, &c, t + 5);
+		stale &= c.cred == start + back;
+		t++;
+	}
+	CHECK(ok,
+	      "start %u: each run of 0 to 5 due credits taken whole, "
+	      "and the credit time is the last due one's",
+	      start);
+	CHECK(stale, "start %u: a stale slot past the head is never taken",
+	      start);
+	CHECK(c.free == 64, "start %u: every flit back (%u)", start, c.free);
 	ring_free(r);
 }
 
@@ -257,6 +319,8 @@ int main(void)
 	wrap(UINT32_MAX - 20);
 	batch();
 	full();
+	prefix(0);
+	prefix(UINT32_MAX - 3);
 	in_order();
 	threads();
 	return check_done();
