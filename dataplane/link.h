@@ -199,7 +199,7 @@ static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
 				      uint64_t *start, uint64_t *tail,
 				      uint64_t now)
 {
-	uint64_t ser = dp_link_ser(l, len), due;
+	uint64_t ser = dp_link_ser(l, len), head, ct;
 
 	if (in_tail > ready + ser)
 		ready = in_tail - ser;
@@ -208,10 +208,12 @@ static inline uint64_t dp_link_depart(struct dp_link *l, uint64_t ready,
 	l->tx_pkts++;
 	l->tx_bytes += len;
 	*tail = l->busy_until + l->lat_tsc;
-	due = len > l->head_bytes && l->head_bytes
-		      ? *start + dp_link_ser(l, l->head_bytes) + l->lat_tsc
-		      : *tail;
-	return dp_after(due, now);
+	/* the head's arrival or the tail's, chosen by a mask: which one
+	 * follows the packet's size and the link's kind, as good as random
+	 * on a router's outputs in turn */
+	head = *start + dp_link_ser(l, l->head_bytes) + l->lat_tsc;
+	ct = -(uint64_t)((len > l->head_bytes) & (l->head_bytes != 0));
+	return dp_after((head & ct) | (*tail & ~ct), now);
 }
 
 /* Packet m of flits flits onto l's VC vc, due at the far end at due. -1
