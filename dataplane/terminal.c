@@ -20,9 +20,12 @@
 #include "tap.h"
 #include "worker.h"
 
+/* Is t in the measurement window? Both edges tested, with no branch:
+ * at delivery, whether the packet was generated in the window follows the
+ * traffic, not the code. */
 static inline int in_window(const struct dp_run *run, uint64_t t)
 {
-	return t >= run->m0 && t < run->m1;
+	return (t >= run->m0) & (t < run->m1);
 }
 
 static uint32_t pick_dest(struct dp_term *t)
@@ -59,10 +62,8 @@ static void add_packet(struct dp_term *t, uint64_t tgen)
 
 	lc->st.generated++;
 	lc->st.gen_bytes += run->packet_bytes;
-	if (meas) {
-		lc->st.gen_measured++;
-		lc->st.gen_bytes_window += run->packet_bytes;
-	}
+	lc->st.gen_measured += meas;
+	lc->st.gen_bytes_window += run->packet_bytes & -(uint64_t)meas;
 	if (t->sq_tail - t->sq_head > run->src_queue_mask) {
 		lc->st.drops[DP_DROP_SOURCE_QUEUE_FULL]++;
 		lc->st.drops_measured += meas;
@@ -272,19 +273,19 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 	struct dp_lcore *lc = t->lc;
 	int nonmin = (o->flags & DP_PKT_NONMIN) != 0;
 
+	/* the window's bytes counted with a mask, not a branch */
+	uint64_t win = -(uint64_t)in_window(lc->run, o->due);
+
 	dp_digest_add(&lc->digest, o->src, o->seq, t->id, left);
 	lc->st.delivered++;
 	lc->st.rx_bytes += o->len;
 	t->rx_pkts++;
-	if (in_window(lc->run, o->due))
-		lc->st.rx_bytes_window += o->len;
+	lc->st.rx_bytes_window += o->len & win;
 	if (o->flags & DP_PKT_EXTERNAL) {
 		t->pc.delivered_from_ports++;
-		if (in_window(lc->run, o->due))
-			t->pc.delivered_from_ports_bytes_window += o->len;
+		t->pc.delivered_from_ports_bytes_window += o->len & win;
 	}
-	if (left > lc->st.last_rx)
-		lc->st.last_rx = left;
+	lc->st.last_rx = RTE_MAX(lc->st.last_rx, left);
 	if (o->flags & DP_PKT_MEASURED) {
 		lc->st.del_measured++;
 		dp_hist_add(&lc->st.latency[nonmin], left - o->gen);
@@ -294,10 +295,8 @@ static void account_delivery(struct dp_term *t, const struct dp_out *o,
 						  : DP_MAX_HOPS - 1]++;
 		lc->st.escapes[o->esc_n < DP_MAX_HOPS ? o->esc_n
 						      : DP_MAX_HOPS - 1]++;
-		if (nonmin)
-			lc->st.nonminimal++;
-		else
-			lc->st.minimal++;
+		lc->st.nonminimal += nonmin;
+		lc->st.minimal += !nonmin;
 	}
 	dp_credit_send(lc, t->port.in, left, 0, o->flits, lc->now);
 	lc->st.credits_out++;
