@@ -44,12 +44,18 @@ struct dp_oq {
 struct dp_port {
 	struct dp_link *out; /* we send on it; its credits come back to us */
 	struct dp_link *in;  /* we receive from it; we return its credits */
+	/* What a hop reads and writes at its output is on the first two
+	 * lines (docs/performance.md, "Lines a hop touches"). */
 	uint8_t cls, nvc;
 	uint32_t credits[DF_MAX_VC];  /* free flits downstream, per VC */
 	uint32_t waiting[DF_MAX_VC];  /* flits routed to this output, waiting */
 	uint64_t credit_t[DF_MAX_VC]; /* due time of the last credit */
+	/* switch allocation (router.c): the input queue that comes first
+	 * at this output, the one after the last it granted; [1]: the same
+	 * for the packets that enter the escape here (OFAR's turn 1) */
+	uint32_t arb[2];
+	struct dp_vcq q[DF_MAX_VC] __rte_cache_aligned;
 	uint32_t credit_full[DF_MAX_VC]; /* downstream buffer size */
-	struct dp_vcq q[DF_MAX_VC];
 	/* The papers' router ([router], xbar.h): this output's queue per VC
 	 * (empty slots when there is none), the crossbar's input and output
 	 * on this port busy until these TSCs, its time per byte into this
@@ -59,11 +65,10 @@ struct dp_port {
 	uint64_t xin_free, xout_free;
 	uint64_t xbar_cyc_per_byte_q16;
 	uint32_t oq_rr;
-	/* switch allocation (router.c): the input queue that comes first
-	 * at this output, the one after the last it granted; [1]: the same
-	 * for the packets that enter the escape here (OFAR's turn 1) */
-	uint32_t arb[2];
 };
+_Static_assert(offsetof(struct dp_port, arb) + sizeof(uint32_t[2]) <=
+		       2 * RTE_CACHE_LINE_SIZE,
+	       "struct dp_port: a hop's output fields over two lines");
 
 /*
  * Queue of this output ([DF] §3: "q: queue depth of an output port"; [FB]
