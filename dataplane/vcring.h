@@ -28,9 +28,10 @@
  * the link has one credit channel, a delay line. No slot is freed out of
  * order.
  *
- * Who writes what: the shared part is two cache lines, the sender's
- * (tails) and the receiver's (heads), each with its own copy of the
- * slots' address; the sender keeps what it counted (credited index,
+ * Who writes what: the shared part is three cache lines, the sender's
+ * (tails) and the receiver's two: one with its own copy of the slots'
+ * address, which taking a packet reads, and the heads, which the sender
+ * reads for its credits; the sender keeps what it counted (credited index,
  * free flits) in its own state, struct dp_vccredit. The indices are
  * published with a release store and read with an acquire load, so the
  * two ends may run on two workers; on one, these are plain moves on x86.
@@ -64,15 +65,17 @@ struct dp_vcring {
 		uint32_t mask;
 	} tx __attribute__((aligned(64)));
 
-	/* the receiver's line */
+	/* the receiver's lines: what taking a packet reads, then what
+	 * freeing a slot writes (the sender reads head there) */
 	struct {
 		struct dp_vcslot *s[DF_MAX_VC];
-		uint32_t head[DF_MAX_VC]; /* published: slots freed */
-		uint32_t mask;
-		uint64_t last_free; /* the newest credit's due time */
 		/* a receiver that queues its packets in the ring (link.h):
 		 * the slots it has taken into its queue, from the head on */
 		uint32_t taken[DF_MAX_VC];
+		uint32_t mask;
+		/* published: slots freed */
+		uint32_t head[DF_MAX_VC] __attribute__((aligned(64)));
+		uint64_t last_free; /* the newest credit's due time */
 	} rx __attribute__((aligned(64)));
 };
 
