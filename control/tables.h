@@ -150,39 +150,51 @@ static inline uint8_t fb_vc(const struct df_tables *t, uint32_t hops,
 	return (uint8_t)(nonmin ? hops : t->ndim - remaining);
 }
 
+/* c ? a : b for c of 0 or 1, by a mask: df_next_hop's tests follow the
+ * traffic, and as branches they were mispredicted 0.78 times a router hop
+ * in callgrind's simulation of the hop bench (docs/performance.md). */
+static inline uint32_t df_sel(uint32_t c, uint32_t a, uint32_t b)
+{
+	return b ^ ((a ^ b) & (0u - c));
+}
+
 static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 				   uint32_t dst, uint32_t dport, uint32_t inter,
 				   uint8_t *phase, uint8_t *vc)
 {
-	uint32_t cg, dg, port, ph, next;
+	uint32_t cg, dg, port, p, ph, next, to_inter, eject;
 
 	if (__builtin_expect(t->flatfly, 0))
 		return fb_next_hop(t, cur, dst, dport, inter, phase, vc);
 	cg = t->group_of[cur];
 	dg = t->group_of[dst];
+	p = *phase;
 
 	/* [DF] §4.1 VAL steps 1-2 end on arrival in Gi; MIN starts here. */
-	if (*phase == DF_PH_TO_INTER &&
+	if (p == DF_PH_TO_INTER &&
 	    (cg == inter || inter == dg || inter == DF_NO_GROUP))
-		*phase = DF_PH_TO_DEST;
+		p = DF_PH_TO_DEST;
+	to_inter = p == DF_PH_TO_INTER;
 	/* intra-group traffic on a Valiant path leaves the group first */
-	if (cg == dg && *phase != DF_PH_TO_INTER)
-		*phase = DF_PH_IN_DEST;
-	if (cur == dst && *phase != DF_PH_TO_INTER) {
-		*vc = 0;
-		return dport; /* a terminal port: ejection */
-	}
-	if (*phase == DF_PH_TO_INTER)
+	p = df_sel((cg == dg) & !to_inter, DF_PH_IN_DEST, p);
+	/* at the destination router: its terminal's port (ejection), VC 0;
+	 * the lines below then read port 0's entries, in bounds, and their
+	 * results are masked out */
+	eject = (cur == dst) & !to_inter;
+	if (to_inter)
 		port = t->port_to_group[cur * t->g + inter];
 	else
-		port = t->port_to_router[cur * t->nrouters + dst];
-	if (*phase == DF_PH_SRC_MIN && t->port_class[port] != DF_LINK_LOCAL)
-		*phase = DF_PH_TO_DEST;
-	next = t->peer_router[cur * t->nports + port];
-	ph = t->group_of[next] == dg && *phase != DF_PH_TO_INTER ? DF_PH_IN_DEST
-								 : *phase;
-	*vc = t->vc_map[t->port_class[port]][ph];
-	return port;
+		port = df_sel(eject, 0,
+			      t->port_to_router[cur * t->nrouters + dst]);
+	p = df_sel((p == DF_PH_SRC_MIN) &
+			   (t->port_class[port] != DF_LINK_LOCAL),
+		   DF_PH_TO_DEST, p);
+	next = df_sel(eject, cur, t->peer_router[cur * t->nports + port]);
+	ph = df_sel((t->group_of[next] == dg) & (p != DF_PH_TO_INTER),
+		    DF_PH_IN_DEST, p);
+	*phase = (uint8_t)p;
+	*vc = (uint8_t)df_sel(eject, 0, t->vc_map[t->port_class[port]][ph]);
+	return df_sel(eject, dport, port);
 }
 
 /* Router-to-router hops from cur to dst through inter (DF_NO_GROUP:
