@@ -38,7 +38,7 @@ static int link_init(struct emu *e, struct dp_link *l, int cls, uint32_t from,
 		     int to_router)
 {
 	const struct df_link_params *lp = &e->pl->cfg.link[cls];
-	uint32_t cap = emu_fifo_cap(e->pl, cls), nvc = emu_link_vcs(e->pl, cls);
+	uint32_t cap = emu_log_cap(e->pl, cls), nvc = emu_link_vcs(e->pl, cls);
 	struct dp_vcslot *slots;
 	uint8_t *vcs, *cvcs;
 
@@ -199,7 +199,9 @@ static int build_nodes(struct emu *e)
 	const struct df_topo *t = &pl->topo;
 	uint32_t rp = t->nrouters * t->nports, sq;
 	const struct dp_eng_mem mem = {.zalloc = eng_zalloc, .ctx = &e->mem};
-	int lazy;
+	/* an engine that reads no occupancy (below) */
+	int lazy = !df_alg_info(pl->cfg.algorithm)->adaptive &&
+		   e->run.eng->credit == NULL && e->run.eng->select == NULL;
 
 	e->routers = calloc(t->nrouters, sizeof(*e->routers));
 	e->terms = calloc(t->nterms, sizeof(*e->terms));
@@ -223,8 +225,6 @@ static int build_nodes(struct emu *e)
 		ro->lc = e->lc[pl->worker_of[r]];
 		ro->eng = e->run.eng;
 		ro->oq_cap = pl->cfg.output_buffer_flits;
-		lazy = !df_alg_info(pl->cfg.algorithm)->adaptive &&
-		       ro->eng->credit == NULL && ro->eng->select == NULL;
 		for (uint32_t k = 0; k < t->nports; k++) {
 			const struct df_port_info *pi =
 				&t->ports[r * t->nports + k];

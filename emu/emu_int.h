@@ -76,8 +76,8 @@ int emu_build_wakes(struct emu *e);
 /* build.c: what is still in the network, and every object. */
 void emu_teardown(struct emu *e);
 
-/* sizing.c: entries of each FIFO of a link of class c. */
-uint32_t emu_fifo_cap(const struct df_plan *pl, int c);
+/* sizing.c: entries of the VC and credit logs of a link of class c. */
+uint32_t emu_log_cap(const struct df_plan *pl, int c);
 uint32_t emu_link_vcs(const struct df_plan *pl, int c);
 /* sizing.c: the run's mbuf pool, as large as the plan needs. */
 int emu_build_pool(struct emu *e);

@@ -31,7 +31,7 @@ uint32_t emu_link_vcs(const struct df_plan *pl, int c)
 /* Entries of a link's VC and credit logs (link.h) of class c: at least
  * one per slot of its rings, which have one per flit of the far buffer,
  * so neither is ever full. */
-uint32_t emu_fifo_cap(const struct df_plan *pl, int c)
+uint32_t emu_log_cap(const struct df_plan *pl, int c)
 {
 	return rte_align32pow2(dp_link_nslots(emu_link_vcs(pl, c),
 					      pl->cfg.link[c].buffer_flits));
@@ -44,7 +44,7 @@ static uint64_t link_bytes(const struct df_plan *pl, int c)
 	       (uint64_t)dp_link_nslots(emu_link_vcs(pl, c),
 					pl->cfg.link[c].buffer_flits) *
 		       sizeof(struct dp_vcslot) +
-	       (uint64_t)emu_fifo_cap(pl, c) * 2;
+	       (uint64_t)emu_log_cap(pl, c) * 2;
 }
 
 /*
