@@ -23,11 +23,6 @@ static inline void qmask_set(struct dp_router *r, uint32_t i)
 	r->qmask[i >> 6] |= 1ULL << (i & 63);
 }
 
-static inline void qmask_clear(struct dp_router *r, uint32_t i)
-{
-	r->qmask[i >> 6] &= ~(1ULL << (i & 63));
-}
-
 /* Route the packet here and count it in its output's queue ([DF] §3: q =
  * queue depth of an output port) until it leaves. */
 static inline void route_here(struct dp_router *r, struct dp_pkt *pk)
@@ -93,8 +88,8 @@ static inline int dst_gone(const struct dp_router *r, const struct dp_pkt *pk)
 static inline void vcq_pop(struct dp_router *r, uint32_t qi, struct dp_vcq *q)
 {
 	q->head++;
-	if (q->head == q->tail)
-		qmask_clear(r, qi);
+	/* emptied or not follows the traffic: a mask, not a branch */
+	r->qmask[qi >> 6] &= ~((uint64_t)(q->head == q->tail) << (qi & 63));
 }
 
 /*
