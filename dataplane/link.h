@@ -235,7 +235,7 @@ static inline int dp_link_push(struct dp_link *l, uint32_t vc,
 			     r->tx.mask))
 		return -1;
 	l->vcs[l->sent & l->mask] = (uint8_t)vc;
-	dp_vcring_put(r, vc, (uint64_t)(uintptr_t)m, flits, l->sent, due);
+	dp_vcring_put(r, vc, (uint64_t)(uintptr_t)m, flits, 0, due);
 	__atomic_store_n(&l->sent, l->sent + 1, __ATOMIC_RELEASE);
 	dp_link_wake(l, &l->pkt_wake, due, 0);
 	return 0;
