@@ -184,7 +184,7 @@ uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 		const struct df_port_info *pi = &t->ports[i];
 		uint32_t flits = pl->cfg.link[pi->cls].buffer_flits;
 		uint32_t nvc = emu_link_vcs(pl, pi->cls);
-		uint64_t vcq = (uint64_t)nvc * rte_align32pow2(flits) * 8;
+		uint64_t crq = (uint64_t)nvc * rte_align32pow2(flits) * 8;
 
 		if (pi->peer == DF_NO_PEER)
 			continue;
@@ -192,7 +192,7 @@ uint64_t df_emulate_state_bytes(const struct df_plan *pl)
 		 * link it sends on (its input queues are in the rings of
 		 * the link it receives from) */
 		if (df_alg_info(pl->cfg.algorithm)->credit_delay)
-			b += vcq * 3;
+			b += crq * 3;
 		if (pl->cfg.output_buffer_flits)
 			b += (uint64_t)nvc *
 			     rte_align32pow2(pl->cfg.output_buffer_flits) *
