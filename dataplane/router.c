@@ -483,21 +483,6 @@ static inline int try_send(struct dp_router *r, uint32_t qi, uint64_t now,
 	return try_routed(r, qi, m, now, defer);
 }
 
-/* Bits of w (word index wi) at positions >= lo and < hi. */
-static inline uint64_t bits_in(uint64_t w, uint32_t wi, uint32_t lo,
-			       uint32_t hi)
-{
-	uint32_t base = wi * 64;
-
-	if (hi <= base || lo >= base + 64)
-		return 0;
-	if (lo > base)
-		w &= ~0ULL << (lo - base);
-	if (hi < base + 64)
-		w &= (1ULL << (hi - base)) - 1;
-	return w;
-}
-
 /* Will wake w fire by time t? */
 static inline int comes_by(const struct dp_wake *w, uint64_t t)
 {
@@ -537,6 +522,54 @@ static int park(struct dp_router *r, uint64_t now)
 	return 1;
 }
 
+/* Is exactly one bit set in the nw words of mask? */
+static inline int one_queue(const uint64_t *mask, uint32_t nw)
+{
+	uint32_t n = 0;
+
+	for (uint32_t wi = 0; wi < nw; wi++)
+		n += (uint32_t)__builtin_popcountll(mask[wi]);
+	return n == 1;
+}
+
+/* One pass of switch allocation: the queues of mask in round-robin order
+ * from start (start's word from start up, the words above, those below,
+ * then start's word below start), each trying its head packet once;
+ * those that must wait for their turn go in later. */
+static unsigned pass(struct dp_router *r, const uint64_t *mask, uint64_t *later,
+		     uint32_t start, uint32_t defer, uint64_t now,
+		     uint32_t *last)
+{
+	uint32_t nw = r->nqw, sw = start >> 6;
+	uint64_t from = ~0ULL << (start & 63);
+	unsigned moved = 0;
+
+	for (uint32_t i = 0; i <= nw; i++) {
+		uint32_t wi = sw + i < nw ? sw + i : sw + i - nw;
+		uint64_t w = mask[wi] & (i == 0	   ? from
+					 : i == nw ? ~from
+						   : ~0ULL);
+
+		while (w) {
+			uint32_t qi = wi * 64 + (uint32_t)__builtin_ctzll(w);
+			int rc;
+
+			w &= w - 1;
+			rc = try_send(r, qi, now, defer);
+			if (rc > 0) {
+				moved++;
+				*last = qi;
+				/* the next packet is tried on the next step */
+				if (r->qmask[wi] & (1ULL << (qi & 63)))
+					r->park_until = 0;
+			} else if (rc < 0) {
+				later[wi] |= 1ULL << (qi & 63);
+			}
+		}
+	}
+	return moved;
+}
+
 /*
  * Switch allocation: each non-empty input queue tries to send its head
  * packet once per step, the queues in round-robin order from rr (the one
@@ -571,7 +604,7 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	uint32_t start = r->rr, last = UINT32_MAX, nw = r->nqw;
 	/* first pass: defer to the output's turn */
 	uint32_t defer = start;
-	unsigned moved = 0;
+	unsigned moved;
 
 	r->parked = 0;
 	r->park_until = UINT64_MAX;
@@ -585,46 +618,21 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	prefetch_heads(r, mask, nw);
 	if (unlikely(r->eng->round != NULL))
 		r->eng->round(r);
-	for (;;) {
-		/* The queues of mask in round-robin order from start: from
-		 * start upward, then from 0. */
-		for (int round = 0; round < 2; round++) {
-			uint32_t lo = round ? 0 : start,
-				 hi = round ? start : r->nq;
-
-			for (uint32_t wi = 0; wi < nw; wi++) {
-				uint64_t w = bits_in(mask[wi], wi, lo, hi);
-
-				while (w) {
-					uint32_t qi =
-						wi * 64 + __builtin_ctzll(w);
-					int rc;
-
-					w &= w - 1;
-					rc = try_send(r, qi, now, defer);
-					if (rc > 0) {
-						moved++;
-						last = qi;
-						/* the next packet is tried
-						 * on the next step */
-						if (r->qmask[wi] &
-						    (1ULL << (qi & 63)))
-							r->park_until = 0;
-					} else if (rc < 0) {
-						later[wi] |= 1ULL << (qi & 63);
-					}
-				}
-			}
-		}
-		if (defer == UINT32_MAX)
-			break;
+	/* A lone queue has no rival to wait for: deferring it to the
+	 * second pass grants what trying it there at once does (its route,
+	 * taken before the turn's test, is taken once). Not with select,
+	 * whose choice, made again in the second pass, draws again. */
+	if (r->eng->select == NULL && one_queue(mask, nw))
+		defer = UINT32_MAX;
+	moved = pass(r, mask, later, start, defer, now, &last);
+	if (defer != UINT32_MAX) {
 		/* the second pass: the queues that waited for their turn */
 		any = 0;
 		for (uint32_t wi = 0; wi < nw; wi++)
-			any |= mask[wi] = later[wi];
-		if (any == 0)
-			break;
-		defer = UINT32_MAX;
+			any |= later[wi];
+		if (any != 0)
+			moved += pass(r, later, mask, start, UINT32_MAX, now,
+				      &last);
 	}
 	if (last != UINT32_MAX)
 		r->rr = last + 1 == r->nq ? 0 : last + 1;
