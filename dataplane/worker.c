@@ -61,8 +61,10 @@ static void take_notes(struct dp_lcore *lc)
 			dp_wake_arm(lc->wheel, lc->xwakes[i], 0);
 }
 
-/* The next active node in word wi's bits still to step, if it is a
- * terminal: its arrival asked for now (dp_term_prefetch). */
+/* The next active node in word wi's bits still to step: a terminal's
+ * arrival asked for now (dp_term_prefetch), a router's links with
+ * arrivals (dp_router_prefetch). At low load a router steps for one
+ * packet, and the lines of its link were its step's first misses. */
 static inline void prefetch_next(struct dp_lcore *lc, uint32_t wi,
 				 uint64_t bits)
 {
@@ -73,6 +75,8 @@ static inline void prefetch_next(struct dp_lcore *lc, uint32_t wi,
 	j = wi * 64 + (uint32_t)__builtin_ctzll(bits);
 	if (j < lc->nterms)
 		dp_term_prefetch(lc->terms[j]);
+	else
+		dp_router_prefetch(lc->routers[j - lc->nterms]);
 }
 
 /* The active nodes, terminals first: each stays active while it has work
@@ -101,6 +105,8 @@ static unsigned step_nodes(struct dp_lcore *lc, uint64_t now)
 			} else {
 				struct dp_router *r =
 					lc->routers[i - lc->nterms];
+
+				prefetch_next(lc, wi, bits);
 				work += dp_router_step(r, now);
 				busy = dp_router_busy(r);
 			}
