@@ -87,9 +87,18 @@ void ctl_settle(struct emu_ctl *c, uint64_t now)
 {
 	char msg[96];
 
+	/* Looked at only at the steps of check_at, one link delay apart,
+	 * where the workers are held (emu_ctl_next_due): the queues are
+	 * still, and each stage ends at an emulated instant whatever the
+	 * host, so a change due meanwhile is made at the same instant on
+	 * every run (emu_ctl_poll). */
+	if (now < c->check_at)
+		return;
+	c->check_at = dp_step_at(c->run, now + c->link_delay);
 	if (c->settling == 1 && passed(c)) {
 		c->settling = 2;
 		c->snap2_at = now + c->link_delay;
+		c->check_at = dp_step_at(c->run, c->snap2_at);
 	} else if (c->settling == 2 && now >= c->snap2_at) {
 		snapshot(c);
 		c->settling = 3;
@@ -210,6 +219,7 @@ static void begin_settling(struct emu_ctl *c, uint64_t now, int counted)
 	c->changed_at = now;
 	snapshot(c);
 	c->settling = 1;
+	c->check_at = dp_step_at(c->run, now + c->link_delay);
 }
 
 /* Tables first: a packet that finds its output down routes again on the

@@ -206,7 +206,8 @@ struct emu_ctl *emu_ctl_start(const struct df_plan *pl, struct dp_run *run,
 
 uint64_t emu_ctl_next_due(const struct emu_ctl *c)
 {
-	const struct df_fault_event *ev;
+	const struct df_fault_event *ev = NULL;
+	uint64_t due = UINT64_MAX;
 
 	if (c == NULL)
 		return UINT64_MAX;
@@ -215,16 +216,26 @@ uint64_t emu_ctl_next_due(const struct emu_ctl *c)
 	if (c->staged.on)
 		return c->staged.event ? event_due(c, c->staged.event - 1)
 				       : UINT64_MAX;
-	if (c->next_event >= c->pl->nevents)
+	if (c->next_event < c->pl->nevents) {
+		ev = &c->pl->events[c->next_event];
+		due = event_due(c, c->next_event);
+	}
+	if (c->role == ROLE_FOLLOWER)
+		return due;
+	/* Settling is looked at only at the steps of check_at, where the
+	 * workers are held (ctl_settle): a link change due meanwhile is
+	 * made at the first look after which none is needed, the same
+	 * instant on every run. A load change is made at its time. */
+	if (c->settling) {
+		if (ev != NULL && ev->op == DF_FAULT_LOAD && due < c->check_at)
+			return due;
+		return c->check_at;
+	}
+	/* the other instances' settling: the change waits for it, and they
+	 * hold at its time until instance 0 says which */
+	if (ev != NULL && ev->op != DF_FAULT_LOAD && !c->peers_settled)
 		return UINT64_MAX;
-	ev = &c->pl->events[c->next_event];
-	/* one that waits for the change before to settle is made when it
-	 * has (the workers must go on for that), not at its time; the
-	 * other instances hold there until instance 0 says which */
-	if (c->role != ROLE_FOLLOWER && ev->op != DF_FAULT_LOAD &&
-	    (c->settling || !c->peers_settled))
-		return UINT64_MAX;
-	return event_due(c, c->next_event);
+	return due;
 }
 
 /* The others: scheduled events due by now. A load change is made here,

@@ -72,10 +72,11 @@ struct emu_ctl {
 	} staged;
 	/* settling after a link change (faults.h): queue tails to pass,
 	 * stage 1 (tails at the change) then 2 (tails one link delay after
-	 * stage 1 ended), and when stage 2's snapshot is due */
+	 * stage 1 ended), and when stage 2's snapshot is due; the step of
+	 * the next look, where the workers are held (ctl_settle) */
 	int settling;
 	uint32_t *snap;
-	uint64_t snap2_at, changed_at, link_delay;
+	uint64_t snap2_at, changed_at, link_delay, check_at;
 	/* what happened */
 	struct df_fault_log log[MAX_LOG];
 	uint32_t nlog;

@@ -20,9 +20,9 @@
 #include "instances.h"
 #include "telemetry.h"
 
-static void sleep_ms(unsigned ms)
+static void sleep_us(unsigned us)
 {
-	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ms * 1000000L};
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)us * 1000L};
 
 	nanosleep(&ts, NULL);
 }
@@ -431,7 +431,9 @@ static int turn(struct run *r)
 	uint64_t now, wall;
 	int done;
 
-	sleep_ms(e->inst ? 5 : 1);
+	/* while a change settles the workers wait at each of its looks
+	 * (emu_ctl_next_due): look sooner */
+	sleep_us(e->inst ? 5000 : emu_ctl_settling(r->ctl) ? 100 : 1000);
 	df_capture_drain(e->cap);
 	wall = rte_rdtsc();
 	now = emu_now(e);
