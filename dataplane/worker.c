@@ -392,6 +392,27 @@ static void window_edge(struct dp_lcore *lc, uint64_t t)
 					    : UINT64_MAX;
 }
 
+/*
+ * The tables changed before this step (a link down or up, a router
+ * drained: emu/change_apply.c, made while the workers were held): every
+ * router with packets queued steps now, parked or not. A packet whose
+ * output went down routes again when its router next tries it
+ * (router.c, try_routed); a parked router used to try only at its
+ * wake, or at whatever other wake came first (a credit's, an
+ * arrival's), so when it routed around the failure depended on wakes
+ * that had nothing to do with it.
+ */
+static void tables_changed(struct dp_lcore *lc, const struct df_tables *tb)
+{
+	lc->tb_seen = tb;
+	for (uint32_t i = 0; i < lc->nrouters; i++) {
+		uint32_t n = lc->nterms + i;
+
+		if (dp_router_queued(lc->routers[i]))
+			lc->wheel->active[n >> 6] |= 1ULL << (n & 63);
+	}
+}
+
 /* Run the step at t: wakes due, active nodes, the bridge. The bridge
  * (its ports to other instances) is looked at once every bridge_gap_tsc
  * of wall time at most: every step while the worker keeps up, and not
@@ -399,6 +420,7 @@ static void window_edge(struct dp_lcore *lc, uint64_t t)
  * (a step costs more than its quantum with the ports' bursts). */
 static unsigned step(struct dp_lcore *lc, uint64_t t, uint64_t wall)
 {
+	const struct df_tables *tb;
 	unsigned work;
 
 	if (unlikely(t >= lc->win_next))
@@ -407,6 +429,9 @@ static unsigned step(struct dp_lcore *lc, uint64_t t, uint64_t wall)
 	lc->next_event = UINT64_MAX;
 	lc->gen_on = t <= gen_until(lc);
 	dp_wheel_advance(lc->wheel, t);
+	tb = __atomic_load_n(&lc->run->tb, __ATOMIC_ACQUIRE);
+	if (unlikely(tb != lc->tb_seen))
+		tables_changed(lc, tb);
 	for (uint32_t i = 0; lc->npollers && i < lc->wheel->nwords; i++)
 		lc->wheel->active[i] |= lc->pollers[i];
 	work = step_nodes(lc, t);

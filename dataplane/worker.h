@@ -212,7 +212,9 @@ struct dp_lcore {
 	struct dp_hist *port_lat;
 	uint64_t sweeps, idle_sleeps;
 	uint64_t busy_tsc; /* time in sweeps that found work (CPU cost) */
-	int gen_on;	   /* run->gen_on as read at sweep start */
+	/* the tables its last step routed on (worker.c, tables_changed) */
+	const struct df_tables *tb_seen;
+	int gen_on;		   /* run->gen_on as read at sweep start */
 	volatile int gen_off_done; /* a whole sweep ran with gen_on == 0 */
 	unsigned lcore_id;
 	struct rte_ring *cap_ring; /* capture records for the main lcore */

@@ -304,6 +304,7 @@ static void start(struct run *r)
 	for (uint32_t w = 0; w < e->pl->nworkers; w++) {
 		e->lc[w]->clock = run->t0;
 		e->lc[w]->gen_stop = UINT64_MAX;
+		e->lc[w]->tb_seen = run->tb;
 	}
 	start_terms(e, r->t0);
 	r->ctl = emu_ctl_start(e->pl, run, e->routers, e->terms, e->hz, e->ehz,
