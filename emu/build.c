@@ -199,8 +199,10 @@ static int build_nodes(struct emu *e)
 	const struct df_topo *t = &pl->topo;
 	uint32_t rp = t->nrouters * t->nports, sq;
 	const struct dp_eng_mem mem = {.zalloc = eng_zalloc, .ctx = &e->mem};
-	/* an engine that reads no occupancy (below) */
-	int lazy = !df_alg_info(pl->cfg.algorithm)->adaptive &&
+	/* an engine that reads no occupancy, or only its own router's
+	 * when it reads (routing.h, own_occ): lazy senders (below) */
+	int lazy = (!df_alg_info(pl->cfg.algorithm)->adaptive ||
+		    e->run.eng->own_occ) &&
 		   e->run.eng->credit == NULL && e->run.eng->select == NULL;
 
 	e->routers = calloc(t->nrouters, sizeof(*e->routers));

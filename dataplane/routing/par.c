@@ -40,4 +40,5 @@ static void par_decide(struct dp_router *r, struct dp_pkt *pk)
 const struct dp_routing_engine dp_par_engine = {
 	.decide = par_decide,
 	.route = dp_table_route,
+	.own_occ = 1,
 };

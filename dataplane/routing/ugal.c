@@ -21,6 +21,12 @@ static inline uint64_t occupancy(const struct dp_port *p, int vc)
 	return dp_port_occ(p, vc);
 }
 
+/* The occupancy of r's own port k, as of this step (own_occ). */
+static inline uint64_t own_occupancy(struct dp_router *r, uint32_t k, int vc)
+{
+	return dp_port_occ_now(&r->port[k], vc, r->lc->now);
+}
+
 /* UGAL-G: occupancy of the global channel a path takes out of the source
  * group, on whichever router of the group holds it (docs/design.md,
  * Routers, lcores and threads: routers publish their credit state; reads
@@ -122,12 +128,12 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 					    : global_occupancy(r, gr_m, gp_m);
 		port_nm = global_occupancy(r, gr_nm, gp_nm);
 	} else {
-		port_m = occupancy(&r->port[out_m], -1);
-		port_nm = occupancy(&r->port[out_nm], -1);
+		port_m = own_occupancy(r, out_m, -1);
+		port_nm = own_occupancy(r, out_nm, -1);
 	}
 	dp_ugal_queues(mode, out_m == out_nm, port_m, port_nm,
-		       occupancy(&r->port[out_m], vc_m),
-		       occupancy(&r->port[out_nm], vc_nm), &q_m, &q_nm);
+		       own_occupancy(r, out_m, vc_m),
+		       own_occupancy(r, out_nm, vc_nm), &q_m, &q_nm);
 	if (dp_ugal_minimal(q_m, h_m, q_nm, h_nm, run->ugal_bias) &&
 	    !(mode == DP_UGAL_PB && gr_m != UINT32_MAX &&
 	      global_congested(r, gr_m, gp_m))) {
@@ -149,10 +155,10 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 	const struct dp_routing_engine var = {                                \
 		.decide = var##_decide, .route = dp_table_route, __VA_ARGS__}
 
-UGAL_ENGINE(dp_ugal_l_engine, DP_UGAL_PORT);
+UGAL_ENGINE(dp_ugal_l_engine, DP_UGAL_PORT, .own_occ = 1);
 UGAL_ENGINE(dp_ugal_g_engine, DP_UGAL_GLOBAL);
-UGAL_ENGINE(dp_ugal_l_vc_engine, DP_UGAL_VC);
-UGAL_ENGINE(dp_ugal_l_vch_engine, DP_UGAL_VCH);
+UGAL_ENGINE(dp_ugal_l_vc_engine, DP_UGAL_VC, .own_occ = 1);
+UGAL_ENGINE(dp_ugal_l_vch_engine, DP_UGAL_VCH, .own_occ = 1);
 /* UGAL-L_CR decides as VCH ([DF] fn. 11: "implemented on top of
  * UGAL-L_VCH"); its difference is in the routers' credit return, its
  * hooks (ugal_cr.c). */
