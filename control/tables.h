@@ -197,12 +197,11 @@ static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 	return df_sel(eject, dport, port);
 }
 
-/* Router-to-router hops from cur to dst through inter (DF_NO_GROUP:
- * minimal) and the first global hop on the way (*grouter, *gport), if
- * any (*grouter = UINT32_MAX otherwise). */
-static inline uint32_t df_path_len(const struct df_tables *t, uint32_t cur,
-				   uint32_t dst, uint32_t inter,
-				   uint32_t *grouter, uint32_t *gport)
+/* df_path_len by df_next_hop's own steps (the flattened butterfly's, and
+ * the reference df_path_len is checked against: tests/test_ugal.c). */
+static inline uint32_t df_path_len_walk(const struct df_tables *t, uint32_t cur,
+					uint32_t dst, uint32_t inter,
+					uint32_t *grouter, uint32_t *gport)
 {
 	uint8_t phase = inter == DF_NO_GROUP ? DF_PH_TO_DEST : DF_PH_TO_INTER;
 	uint32_t n = 0;
@@ -214,6 +213,47 @@ static inline uint32_t df_path_len(const struct df_tables *t, uint32_t cur,
 
 		if (port < t->p)
 			break; /* ejection */
+		if (*grouter == UINT32_MAX &&
+		    t->port_class[port] == DF_LINK_GLOBAL) {
+			*grouter = cur;
+			*gport = port;
+		}
+		cur = t->peer_router[cur * t->nports + port];
+		n++;
+	}
+	return n;
+}
+
+/* Router-to-router hops from cur to dst through inter (DF_NO_GROUP:
+ * minimal) and the first global hop on the way (*grouter, *gport), if
+ * any (*grouter = UINT32_MAX otherwise). On a dragonfly the walk takes
+ * only the ports of df_next_hop's steps (toward the intermediate group
+ * until in it or in the destination's, then toward the destination,
+ * ejection ending it), not their phases and VCs: UGAL's decision walks
+ * both of its paths, and df_next_hop's steps were three quarters of it. */
+static inline uint32_t df_path_len(const struct df_tables *t, uint32_t cur,
+				   uint32_t dst, uint32_t inter,
+				   uint32_t *grouter, uint32_t *gport)
+{
+	uint32_t n = 0, dg, to_inter = inter != DF_NO_GROUP;
+
+	if (__builtin_expect(t->flatfly, 0))
+		return df_path_len_walk(t, cur, dst, inter, grouter, gport);
+	dg = t->group_of[dst];
+	*grouter = UINT32_MAX;
+	while (n < 16) {
+		uint32_t port;
+
+		if (to_inter && (t->group_of[cur] == inter || inter == dg))
+			to_inter = 0;
+		if (to_inter)
+			port = t->port_to_group[cur * t->g + inter];
+		else if (cur == dst)
+			break; /* ejection */
+		else
+			port = t->port_to_router[cur * t->nrouters + dst];
+		if (port < t->p)
+			break;
 		if (*grouter == UINT32_MAX &&
 		    t->port_class[port] == DF_LINK_GLOBAL) {
 			*grouter = cur;

@@ -106,19 +106,43 @@ static int same_routes(const struct df_tables *a, const struct df_tables *b)
 		       (size_t)a->nrouters * a->g);
 }
 
+/* Pairs (router, router, intermediate group or none) whose df_path_len
+ * (UGAL's path lengths and first global hops) differs from the walk by
+ * df_next_hop's own steps. */
+static uint64_t path_len_differs(const struct df_tables *t)
+{
+	uint64_t bad = 0;
+
+	for (uint32_t s = 0; s < t->nrouters; s++)
+		for (uint32_t d = 0; d < t->nrouters; d++)
+			for (uint32_t gi = 0; gi <= t->g; gi++) {
+				uint32_t in = gi == t->g ? DF_NO_GROUP : gi;
+				uint32_t ga = 0, pa = 0, gb = 0, pb = 0;
+				uint32_t na =
+					df_path_len(t, s, d, in, &ga, &pa);
+				uint32_t nb =
+					df_path_len_walk(t, s, d, in, &gb, &pb);
+
+				bad += na != nb || ga != gb ||
+				       (ga != UINT32_MAX && pa != pb);
+			}
+	return bad;
+}
+
 static void links_one_by_one(enum df_algorithm alg)
 {
 	struct net n;
 	struct df_faults f;
 	char err[512];
 	int ok_down = 1, ok_up = 1, refused = 0, tried = 0;
-	uint64_t bad;
+	uint64_t bad, paths_bad;
 
 	if (net_init(&n, alg, 0) ||
 	    df_faults_init(&f, &n.t, &n.tb, alg, err, sizeof(err))) {
 		CHECK(0, "%s: faults state: %s", df_algorithm_name(alg), err);
 		return;
 	}
+	paths_bad = path_len_differs(&n.tb);
 	for (uint32_t r = 0; r < n.t.nrouters; r++)
 		for (uint32_t p = n.t.p; p < n.t.nports; p++) {
 			const struct df_port_info *pi =
@@ -135,6 +159,7 @@ static void links_one_by_one(enum df_algorithm alg)
 			ok_down &= walk_all(&nt, df_alg_nonminimal(alg), f.down,
 					    UINT32_MAX, &bad) == 0 &&
 				   bad == 0;
+			paths_bad += path_len_differs(&nt);
 			df_tables_free(&nt);
 			if (df_faults_set(&f, r, p, 0, &back, NULL, NULL, err,
 					  sizeof(err))) {
@@ -150,6 +175,11 @@ static void links_one_by_one(enum df_algorithm alg)
 	      df_algorithm_name(alg), tried, refused);
 	CHECK(ok_up, "%s, each link back up: the full wiring's routes again",
 	      df_algorithm_name(alg));
+	CHECK(paths_bad == 0,
+	      "%s: UGAL's path lengths and first global hops (df_path_len) "
+	      "are df_next_hop's walk's, on the full wiring and with each "
+	      "link down (%llu differ)",
+	      df_algorithm_name(alg), (unsigned long long)paths_bad);
 	df_faults_free(&f);
 	net_free(&n);
 }
