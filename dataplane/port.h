@@ -163,16 +163,13 @@ static inline void dp_port_credits_vc(struct dp_port *p, uint32_t v,
 	p->credit_t[v] = c.credit_t;
 }
 
-/* dp_port_occ of a port of the router now stepping, its credits due by
- * now taken first (a lazy sender's: dp_port_credits_vc). */
-static inline uint32_t dp_port_occ_now(struct dp_port *p, int vc, uint64_t now)
+/* Every VC's credits due by now taken (dp_port_credits_vc): dp_port_occ
+ * of a lazy sender's port then reads what a credit log would have shown
+ * at this step. */
+static inline void dp_port_credits_due(struct dp_port *p, uint64_t now)
 {
-	if (vc >= 0)
-		dp_port_credits_vc(p, (uint32_t)vc, now);
-	else
-		for (uint32_t v = 0; v < p->nvc; v++)
-			dp_port_credits_vc(p, v, now);
-	return dp_port_occ(p, vc);
+	for (uint32_t v = 0; v < p->nvc; v++)
+		dp_port_credits_vc(p, v, now);
 }
 
 /* Next packet of the incoming link that is due, or NULL. The due time is

@@ -101,7 +101,7 @@ static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 			p->nvc = g->tb.nvcs[p->cls] + esc;
 			p->out = &g->links[r * g->topo.nports + k];
 			/* an eager sender's (link.h): the tests set the
-			 * credits, and dp_port_occ_now takes none */
+			 * credits, and dp_port_credits_due takes none */
 			p->out->cvcs = rig_cvcs;
 			for (uint32_t v = 0; v < p->nvc; v++)
 				p->credits[v] = p->credit_full[v] = RIG_FLITS;

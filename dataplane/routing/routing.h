@@ -73,11 +73,11 @@ struct dp_routing_engine {
 	 * arrival: decide is then called at every router and chooses the
 	 * output itself (the adaptive engines of [FB] §3.1, OFAR). */
 	uint8_t at_head;
-	/* It reads no occupancy but that of its own router's ports, each
-	 * through dp_port_occ_now (port.h), which takes the credits due
-	 * first: so its routers send lazily (no credit log and no credit
-	 * wake, as MIN's; emu/build.c), and read what an eager sender's
-	 * credits would say at that step. */
+	/* It reads no occupancy but that of its own router's ports, after
+	 * dp_port_credits_due (port.h) has taken their credits due: so its
+	 * routers send lazily (no credit log and no credit wake, as MIN's;
+	 * emu/build.c), and read what an eager sender's credits would say
+	 * at that step. */
 	uint8_t own_occ;
 	/*
 	 * An engine that keeps state of its own (docs/design.md, "Routing

@@ -21,12 +21,6 @@ static inline uint64_t occupancy(const struct dp_port *p, int vc)
 	return dp_port_occ(p, vc);
 }
 
-/* The occupancy of r's own port k, as of this step (own_occ). */
-static inline uint64_t own_occupancy(struct dp_router *r, uint32_t k, int vc)
-{
-	return dp_port_occ_now(&r->port[k], vc, r->lc->now);
-}
-
 /* UGAL-G: occupancy of the global channel a path takes out of the source
  * group, on whichever router of the group holds it (docs/design.md,
  * Routers, lcores and threads: routers publish their credit state; reads
@@ -122,18 +116,23 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
 	out_nm = df_next_hop(tb, r->id, dst, dport, gi, &ph_nm, &vc_nm);
 	h_m = df_path_len(tb, r->id, dst, DF_NO_GROUP, &gr_m, &gp_m);
 	h_nm = df_path_len(tb, r->id, dst, gi, &gr_nm, &gp_nm);
+	/* the two ports' credits due by now, once each, before any read
+	 * (own_occ: a lazy sender's; an eager one's are taken already) */
+	dp_port_credits_due(&r->port[out_m], r->lc->now);
+	if (out_nm != out_m)
+		dp_port_credits_due(&r->port[out_nm], r->lc->now);
 	if (mode == DP_UGAL_GLOBAL) {
 		/* no global hop on the minimal path: intra-group traffic */
 		port_m = gr_m == UINT32_MAX ? 0
 					    : global_occupancy(r, gr_m, gp_m);
 		port_nm = global_occupancy(r, gr_nm, gp_nm);
 	} else {
-		port_m = own_occupancy(r, out_m, -1);
-		port_nm = own_occupancy(r, out_nm, -1);
+		port_m = occupancy(&r->port[out_m], -1);
+		port_nm = occupancy(&r->port[out_nm], -1);
 	}
 	dp_ugal_queues(mode, out_m == out_nm, port_m, port_nm,
-		       own_occupancy(r, out_m, vc_m),
-		       own_occupancy(r, out_nm, vc_nm), &q_m, &q_nm);
+		       occupancy(&r->port[out_m], vc_m),
+		       occupancy(&r->port[out_nm], vc_nm), &q_m, &q_nm);
 	if (dp_ugal_minimal(q_m, h_m, q_nm, h_nm, run->ugal_bias) &&
 	    !(mode == DP_UGAL_PB && gr_m != UINT32_MAX &&
 	      global_congested(r, gr_m, gp_m))) {
