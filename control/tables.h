@@ -198,7 +198,7 @@ static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 }
 
 /* df_path_len by df_next_hop's own steps (the flattened butterfly's, and
- * the reference df_path_len is checked against: tests/test_ugal.c). */
+ * the reference df_path_len is checked against: tests/test_faults.c). */
 static inline uint32_t df_path_len_walk(const struct df_tables *t, uint32_t cur,
 					uint32_t dst, uint32_t inter,
 					uint32_t *grouter, uint32_t *gport)

@@ -630,6 +630,7 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 		any = 0;
 		for (uint32_t wi = 0; wi < nw; wi++)
 			any |= later[wi];
+		/* mask as later: with no turn to wait for, none is put there */
 		if (any != 0)
 			moved += pass(r, later, mask, start, UINT32_MAX, now,
 				      &last);

@@ -39,10 +39,10 @@ struct rig {
 	struct test_eng_mem mem; /* the engines' own state */
 };
 
-/* A rig on the topology of cfg (already shaped: see rig_init). */
 /* a credit log's stand-in: the rig's links are eager senders' */
 static uint8_t rig_cvcs[1] __attribute__((unused));
 
+/* A rig on the topology of cfg (already shaped: see rig_init). */
 static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 {
 	char err[512];
