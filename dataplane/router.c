@@ -522,14 +522,44 @@ static int park(struct dp_router *r, uint64_t now)
 	return 1;
 }
 
-/* Is exactly one bit set in the nw words of mask? */
-static inline int one_queue(const uint64_t *mask, uint32_t nw)
+/* The one non-empty input queue of r, or UINT32_MAX when there are
+ * none or several. */
+static inline uint32_t lone_queue(const struct dp_router *r)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, qi = UINT32_MAX;
 
-	for (uint32_t wi = 0; wi < nw; wi++)
-		n += (uint32_t)__builtin_popcountll(mask[wi]);
-	return n == 1;
+	for (uint32_t wi = 0; wi < r->nqw; wi++) {
+		uint64_t m = r->qmask[wi];
+
+		n += (uint32_t)__builtin_popcountll(m);
+		if (m != 0)
+			qi = wi * 64 + (uint32_t)__builtin_ctzll(m);
+	}
+	return n == 1 ? qi : UINT32_MAX;
+}
+
+/*
+ * Switch allocation with one input queue holding packets and an engine
+ * that routes (not select): its head packet tried once, with no rival
+ * and so no turn to wait for. It is what allocate's pass does with a lone
+ * queue, without the masks copied and walked: at low load, where a
+ * router steps for about one packet, that walk was most of a step's
+ * allocation (docs/performance.md, "Under exact time: what bounds it").
+ */
+static unsigned allocate_lone(struct dp_router *r, uint32_t qi, uint64_t now)
+{
+	const struct dp_vcq *q =
+		&r->port[qi / DP_VC_STRIDE].q[qi % DP_VC_STRIDE];
+
+	if (unlikely(r->eng->round != NULL))
+		r->eng->round(r);
+	if (try_routed(r, qi, dp_vcq_head(q), now, UINT32_MAX) <= 0)
+		return 0;
+	r->rr = qi + 1 == r->nq ? 0 : qi + 1;
+	/* the next packet is tried on the next step */
+	if (r->qmask[qi >> 6] & (1ULL << (qi & 63)))
+		r->park_until = 0;
+	return 1;
 }
 
 /* One pass of switch allocation: the queues of mask in round-robin order
@@ -601,14 +631,22 @@ static unsigned pass(struct dp_router *r, const uint64_t *mask, uint64_t *later,
 static unsigned allocate(struct dp_router *r, uint64_t now)
 {
 	uint64_t mask[DP_QWORDS], later[DP_QWORDS], any = 0;
-	uint32_t start = r->rr, last = UINT32_MAX, nw = r->nqw;
+	uint32_t start = r->rr, last = UINT32_MAX, nw = r->nqw, lone;
 	/* first pass: defer to the output's turn */
 	uint32_t defer = start;
 	unsigned moved;
 
 	r->parked = 0;
 	r->park_until = UINT64_MAX;
-
+	/* A lone queue has no rival to wait for: deferring it to the
+	 * second pass grants what trying it there at once does (its route,
+	 * taken before the turn's test, is taken once). Not with select,
+	 * whose choice, made again in the second pass, draws again. */
+	lone = lone_queue(r);
+	if (lone != UINT32_MAX && r->eng->select == NULL) {
+		moved = allocate_lone(r, lone, now);
+		goto parked;
+	}
 	for (uint32_t wi = 0; wi < nw; wi++) {
 		any |= mask[wi] = r->qmask[wi];
 		later[wi] = 0;
@@ -618,12 +656,6 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	prefetch_heads(r, mask, nw);
 	if (unlikely(r->eng->round != NULL))
 		r->eng->round(r);
-	/* A lone queue has no rival to wait for: deferring it to the
-	 * second pass grants what trying it there at once does (its route,
-	 * taken before the turn's test, is taken once). Not with select,
-	 * whose choice, made again in the second pass, draws again. */
-	if (r->eng->select == NULL && one_queue(mask, nw))
-		defer = UINT32_MAX;
 	moved = pass(r, mask, later, start, defer, now, &last);
 	if (defer != UINT32_MAX) {
 		/* the second pass: the queues that waited for their turn */
@@ -637,6 +669,7 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	}
 	if (last != UINT32_MAX)
 		r->rr = last + 1 == r->nq ? 0 : last + 1;
+parked:
 	/* Still blocked packets: sleep until a serializer is free, or do
 	 * not let the lcore sleep. */
 	if (dp_router_queued(r) && !park(r, now))
