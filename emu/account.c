@@ -335,8 +335,8 @@ static void fill_latency(const struct emu *e, struct df_report *rep)
 	 * only a run that meets the wall clock (DPDK ports) needs it to keep
 	 * up (docs/realtime.md, "The lag and the verdict"). */
 	rep->needs_real_time = e->nports > 0;
-	rep->lateness_ok = !rep->needs_real_time ||
-			   rep->late_p99_ns <= e->pl->cfg.lateness_tolerance_ns;
+	rep->late_within = rep->late_p99_ns <= e->pl->cfg.lateness_tolerance_ns;
+	rep->lateness_ok = !rep->needs_real_time || rep->late_within;
 	free(lat);
 	free(late);
 }

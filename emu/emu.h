@@ -63,7 +63,8 @@ struct df_report {
 	/* frames from DPDK ports, ingress to egress, by terminal pair */
 	struct df_latency lat_ext[DP_PAIR_N];
 	uint64_t late_p50_ns, late_p99_ns, late_max_ns;
-	int lateness_ok;
+	int late_within; /* the lag p99 within the tolerance, a fact */
+	int lateness_ok; /* the verdict: late_within, or no ports */
 	int credits_conserved;
 	char credit_issue[256];
 	int exactly_once;
