@@ -12,7 +12,7 @@
  * baseline the hop rate is quoted against. The last line is for scripts:
  *   hops_per_sec=N cycles_per_hop=C ring_hops_per_sec=M
  * dfemu-bench capacity: bench/capacity.c; dfemu-bench gaps: bench/gaps.c;
- * dfemu-bench sim: bench/sim.c.
+ * dfemu-bench sim: bench/sim.c; dfemu-bench sync: bench/sync.c.
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -128,8 +128,13 @@ static void usage(const char *p)
 	       "  The host's floor under the lag: the time a spinning worker "
 	       "lcore loses, and\n  the lateness p99 no emulator gets below "
 	       "here, idle and busy 0.1 to 0.9 of the time\n  (bench/gaps.c; "
-	       "default 10 s).\n",
-	       p, p, p, p);
+	       "default 10 s).\n"
+	       "       %s sync [--seconds S]\n"
+	       "  What keeping two workers in step costs a step, with no "
+	       "work: two lcores\n  publishing their clocks by the workers' "
+	       "rule, in step and with one idle\n  (bench/sync.c; default "
+	       "1 s).\n",
+	       p, p, p, p, p);
 }
 
 struct hop_rate {
@@ -314,13 +319,15 @@ int main(int argc, char **argv)
 	double seconds = 2, ring_rate, hz;
 	struct hop_rate hr, min_hr = {0};
 	struct net net = {0};
-	int huge, c, all, fb = 0, cap, gaps, sim;
+	int huge, c, all, fb = 0, cap, gaps, sim, sync;
 	unsigned rounds = 1;
 
 	cap = argc >= 2 && !strcmp(argv[1], "capacity");
 	gaps = argc >= 2 && !strcmp(argv[1], "gaps");
 	sim = argc >= 2 && !strcmp(argv[1], "sim");
-	if (argc < 2 || (strcmp(argv[1], "hops") && !cap && !gaps && !sim)) {
+	sync = argc >= 2 && !strcmp(argv[1], "sync");
+	if (argc < 2 ||
+	    (strcmp(argv[1], "hops") && !cap && !gaps && !sim && !sync)) {
 		usage(argv[0]);
 		return argc < 2 ? 2 : (strcmp(argv[1], "--help") ? 2 : 0);
 	}
@@ -328,6 +335,8 @@ int main(int argc, char **argv)
 		seconds = 0.5;
 	if (gaps)
 		seconds = 10;
+	if (sync)
+		seconds = 1;
 	while ((c = getopt_long(argc - 1, argv + 1, "a:s:t:c:S:w:r:h", opts,
 				NULL)) != -1) {
 		if (c == 'a' && !cap)
@@ -377,6 +386,11 @@ int main(int argc, char **argv)
 	hz = df_tsc_calibrate(100);
 	if (gaps) {
 		c = bench_gaps(seconds, hz);
+		df_eal_cleanup();
+		return c;
+	}
+	if (sync) {
+		c = bench_sync(seconds, hz);
 		df_eal_cleanup();
 		return c;
 	}

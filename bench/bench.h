@@ -31,4 +31,8 @@ int bench_sim(const char *config, const char *const *sets, int nsets,
  * the time a spinning worker lcore loses. The exit status. */
 int bench_gaps(double seconds, double hz);
 
+/* dfemu-bench sync (bench/sync.c): what keeping two workers in step costs
+ * a step, with no work. The exit status. */
+int bench_sync(double seconds, double hz);
+
 #endif

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
-tap_plan 19
+tap_plan 20
 
 # rates BW: every link at BW Gb/s
 rates() {
@@ -289,6 +289,19 @@ assert all(a <= b + 1 for a, b in zip(busy, busy[1:])), f
 assert busy[-1] <= longest + 1, f
 PY
 	ok $? "dfemu-bench gaps: exit 0, floor within the longest gap, time lost a share, a busier worker's floor never lower"
+
+	# dfemu-bench sync: two lcores in step pay for the other's clock
+	# line at every step, one that reads a clock that does not move
+	# pays for a load; the figures themselves are the host's
+	"$BENCH" sync --seconds 0.2 >"$TMP/sync.out" 2>&1
+	rc=$?
+	tail -1 "$TMP/sync.out" | sed 's/^/# /'
+	[ $rc -eq 0 ] && tail -1 "$TMP/sync.out" | python3 -c "
+import sys
+f = dict(kv.split('=') for kv in sys.stdin.read().split())
+sys.exit(not (int(f['steps']) > 0 and
+              0 < float(f['idle_cycles']) < float(f['sync_cycles'])))"
+	ok $? "dfemu-bench sync: exit 0, a step in step costs more than an idle one's look"
 else
 	# these runs measure the host's speed, or ask it to keep real time
 	# at rates chosen for a release build: declared, not run
@@ -296,7 +309,8 @@ else
 	for t in "VAL at 0.2 Gb/s against the 4x slower network" \
 		"VAL with time_scale = auto" "dfemu-bench capacity" \
 		"dfemu-bench capacity --rounds 2" "dfemu-bench sim" \
-		"dfemu-bench capacity without --config" "dfemu-bench gaps"; do
+		"dfemu-bench capacity without --config" "dfemu-bench gaps" \
+		"dfemu-bench sync"; do
 		skip "$t" "$why"
 	done
 fi
