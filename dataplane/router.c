@@ -538,28 +538,20 @@ static inline uint32_t lone_queue(const struct dp_router *r)
 	return n == 1 ? qi : UINT32_MAX;
 }
 
-/*
- * Switch allocation with one input queue holding packets and an engine
- * that routes (not select): its head packet tried once, with no rival
- * and so no turn to wait for. It is what allocate's pass does with a lone
- * queue, without the masks copied and walked: at low load, where a
- * router steps for about one packet, that walk was most of a step's
- * allocation (docs/performance.md, "Under exact time: what bounds it").
- */
-static unsigned allocate_lone(struct dp_router *r, uint32_t qi, uint64_t now)
+/* Queue qi's head packet tried (try_send): when it moved, qi is the
+ * last queue that did, and the packet behind it is tried on the next
+ * step. */
+static inline int try_queue(struct dp_router *r, uint32_t qi, uint64_t now,
+			    uint32_t defer, uint32_t *last)
 {
-	const struct dp_vcq *q =
-		&r->port[qi / DP_VC_STRIDE].q[qi % DP_VC_STRIDE];
+	int rc = try_send(r, qi, now, defer);
 
-	if (unlikely(r->eng->round != NULL))
-		r->eng->round(r);
-	if (try_routed(r, qi, dp_vcq_head(q), now, UINT32_MAX) <= 0)
-		return 0;
-	r->rr = qi + 1 == r->nq ? 0 : qi + 1;
-	/* the next packet is tried on the next step */
-	if (r->qmask[qi >> 6] & (1ULL << (qi & 63)))
-		r->park_until = 0;
-	return 1;
+	if (rc > 0) {
+		*last = qi;
+		if (r->qmask[qi >> 6] & (1ULL << (qi & 63)))
+			r->park_until = 0;
+	}
+	return rc;
 }
 
 /* One pass of switch allocation: the queues of mask in round-robin order
@@ -585,16 +577,11 @@ static unsigned pass(struct dp_router *r, const uint64_t *mask, uint64_t *later,
 			int rc;
 
 			w &= w - 1;
-			rc = try_send(r, qi, now, defer);
-			if (rc > 0) {
+			rc = try_queue(r, qi, now, defer, last);
+			if (rc > 0)
 				moved++;
-				*last = qi;
-				/* the next packet is tried on the next step */
-				if (r->qmask[wi] & (1ULL << (qi & 63)))
-					r->park_until = 0;
-			} else if (rc < 0) {
+			else if (rc < 0)
 				later[wi] |= 1ULL << (qi & 63);
-			}
 		}
 	}
 	return moved;
@@ -628,25 +615,12 @@ static unsigned pass(struct dp_router *r, const uint64_t *mask, uint64_t *later,
  * and the queues before it starved for good (ADV+h at 0.6 without CM
  * stopped with the network full).
  */
-static unsigned allocate(struct dp_router *r, uint64_t now)
+static unsigned passes(struct dp_router *r, uint64_t now, uint32_t *last)
 {
 	uint64_t mask[DP_QWORDS], later[DP_QWORDS], any = 0;
-	uint32_t start = r->rr, last = UINT32_MAX, nw = r->nqw, lone;
-	/* first pass: defer to the output's turn */
-	uint32_t defer = start;
+	uint32_t start = r->rr, nw = r->nqw;
 	unsigned moved;
 
-	r->parked = 0;
-	r->park_until = UINT64_MAX;
-	/* A lone queue has no rival to wait for: deferring it to the
-	 * second pass grants what trying it there at once does (its route,
-	 * taken before the turn's test, is taken once). Not with select,
-	 * whose choice, made again in the second pass, draws again. */
-	lone = lone_queue(r);
-	if (lone != UINT32_MAX && r->eng->select == NULL) {
-		moved = allocate_lone(r, lone, now);
-		goto parked;
-	}
 	for (uint32_t wi = 0; wi < nw; wi++) {
 		any |= mask[wi] = r->qmask[wi];
 		later[wi] = 0;
@@ -656,20 +630,45 @@ static unsigned allocate(struct dp_router *r, uint64_t now)
 	prefetch_heads(r, mask, nw);
 	if (unlikely(r->eng->round != NULL))
 		r->eng->round(r);
-	moved = pass(r, mask, later, start, defer, now, &last);
-	if (defer != UINT32_MAX) {
-		/* the second pass: the queues that waited for their turn */
-		any = 0;
-		for (uint32_t wi = 0; wi < nw; wi++)
-			any |= later[wi];
-		/* mask as later: with no turn to wait for, none is put there */
-		if (any != 0)
-			moved += pass(r, later, mask, start, UINT32_MAX, now,
-				      &last);
+	/* first pass: defer to the output's turn */
+	moved = pass(r, mask, later, start, start, now, last);
+	/* the second pass: the queues that waited for their turn */
+	any = 0;
+	for (uint32_t wi = 0; wi < nw; wi++)
+		any |= later[wi];
+	/* mask as later: with no turn to wait for, none is put there */
+	if (any != 0)
+		moved += pass(r, later, mask, start, UINT32_MAX, now, last);
+	return moved;
+}
+
+/* A step's switch allocation: the two passes (above), or with one queue
+ * holding packets, its head at once. */
+static unsigned allocate(struct dp_router *r, uint64_t now)
+{
+	uint32_t last = UINT32_MAX, lone = UINT32_MAX;
+	unsigned moved;
+
+	r->parked = 0;
+	r->park_until = UINT64_MAX;
+	/* A lone queue has no rival to wait for: deferring it to the
+	 * second pass grants what trying it there at once does (its route,
+	 * taken before the turn's test, is taken once). Not with select,
+	 * whose choice, made again in the second pass, draws again. At low
+	 * load, where a router steps for about one packet, the passes'
+	 * masks copied and walked were most of a step's allocation
+	 * (docs/performance.md, "Under exact time: what bounds it"). */
+	if (r->eng->select == NULL)
+		lone = lone_queue(r);
+	if (lone != UINT32_MAX) {
+		if (unlikely(r->eng->round != NULL))
+			r->eng->round(r);
+		moved = try_queue(r, lone, now, UINT32_MAX, &last) > 0;
+	} else {
+		moved = passes(r, now, &last);
 	}
 	if (last != UINT32_MAX)
 		r->rr = last + 1 == r->nq ? 0 : last + 1;
-parked:
 	/* Still blocked packets: sleep until a serializer is free, or do
 	 * not let the lcore sleep. */
 	if (dp_router_queued(r) && !park(r, now))
