@@ -187,7 +187,8 @@ static int encap_data(struct dp_bridge *b, uint32_t li, struct rte_mbuf *m)
 	d->esc_n = pk->esc_n;
 	/* at least the version it was routed under (the switch is ours) */
 	d->tbv = (uint8_t)b->run->tb_version;
-	d->lmis_grp = rte_cpu_to_be_16(pk->lmis_grp);
+	d->reserved = 0;
+	d->eng = rte_cpu_to_be_64(pk->eng.u64);
 	b->peer[peer].msent += (pk->flags & DP_PKT_MEASURED) != 0;
 	return 0;
 }
@@ -404,8 +405,7 @@ static void take_data(struct dp_bridge *b, const struct dp_encap_hdr *h,
 	pk->hops = d->hops;
 	pk->flags = d->flags;
 	pk->esc_n = d->esc_n;
-	pk->lmis_grp = rte_be_to_cpu_16(d->lmis_grp);
-	pk->pb_flags = 0; /* PB's flags travel on local links only */
+	pk->eng.u64 = rte_be_to_cpu_64(d->eng);
 	pk->due_tsc = due_here(b, rte_be_to_cpu_64(d->due), now);
 	pk->gen_tsc = rte_be_to_cpu_64(d->gen);
 	pk->tail_tsc = rte_be_to_cpu_64(d->tail);

@@ -25,11 +25,12 @@
  */
 #include <stdint.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 
 #define DP_ENCAP_ETHERTYPE 0x88B6      /* IEEE local experimental 2 */
 #define DP_ENCAP_MAGIC	   0x44465054U /* "DFPT" */
-#define DP_ENCAP_VERSION   6
+#define DP_ENCAP_VERSION   7
 #define DP_MAX_INSTANCES   8
 /* A SUMMARY entry's u64 words: the count and the set hash */
 #define DP_SUMMARY_WORDS 2
@@ -64,8 +65,12 @@ struct dp_encap_data {
 	uint16_t dst_router, inter, flits;
 	uint8_t phase, vc, hops, flags, esc_n;
 	uint8_t tbv; /* the sender's table version (mod 256) at the send */
-	uint16_t lmis_grp;
-	uint64_t tail; /* its last byte at the far end, emulated ticks */
+	uint16_t reserved; /* 0 (version 6: OFAR's lmis_grp, now in eng) */
+	uint64_t tail;	   /* its last byte at the far end, emulated ticks */
+	/* its routing engine's own bytes (packet.h, eng), as one word:
+	 * their layout is the engine's, in the byte order of the hosts,
+	 * which HELLO checks is one */
+	uint64_t eng;
 } __rte_packed;
 
 /* Buffer space freed on a link's receiving end, for its sender. */
@@ -84,8 +89,13 @@ struct dp_encap_hello {
 	/* 0 nothing from us yet; 1 the sender has a HELLO of ours; 2 and
 	 * has measured the round trip; 3 and is ready with every instance */
 	uint8_t heard;
-	uint8_t pad[7];
+	/* the sender host's byte order (DP_ENCAP_ORDER): a DATA frame's
+	 * eng is laid out in it, so instances must share it */
+	uint8_t order;
+	uint8_t pad[6];
 } __rte_packed;
+
+#define DP_ENCAP_ORDER (RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN ? 1 : 2)
 
 /* One instance's counters (monotonic), for the whole network's sums. */
 struct dp_encap_stats {

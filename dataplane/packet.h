@@ -11,15 +11,30 @@
 
 #include <rte_mbuf.h>
 
-#define DP_PKT_MEASURED	 0x01 /* generated inside the measurement window */
-#define DP_PKT_NONMIN	 0x02 /* routed through an intermediate group */
-#define DP_PKT_ESCAPE	 0x04 /* OFAR: in the escape ring */
-#define DP_PKT_RING_REV	 0x08 /* OFAR: going round the ring backwards */
-#define DP_PKT_GMIS_NEXT 0x10 /* OFAR: local hop taken to misroute globally */
-#define DP_PKT_EXTERNAL	 0x20 /* a frame from a DPDK port, not generated */
+/* What the reports and the capture read of a packet's path (its
+ * routing engine's own state is in eng, below). 0x08 and 0x10 are free:
+ * they were OFAR's own bits, now in its part of eng. */
+#define DP_PKT_MEASURED 0x01 /* generated inside the measurement window */
+#define DP_PKT_NONMIN	0x02 /* routed through an intermediate group */
+#define DP_PKT_ESCAPE	0x04 /* in an escape subnetwork (OFAR's ring, tree) */
+#define DP_PKT_EXTERNAL 0x20 /* a frame from a DPDK port, not generated */
 
-#define DP_PB_STAMP 0x80000000u /* pb_flags holds a router's flags */
-#define DP_PB_BITS  24		/* global ports a stamp can flag */
+/*
+ * A routing engine's own state on a packet (docs/design.md, "Routing
+ * engines"): 8 bytes that only the engine reads and writes, each engine
+ * naming its fields in a header of its own (OFAR's misroute state and
+ * the output it waits for, ofar_pkt.h; vc-ordered's piggybacked flags,
+ * routing.h). Zero at injection; the router, the terminals and the
+ * bridge carry them whole, as one word, and read none of them. A union,
+ * so that an engine reads its fields through a member, not a cast.
+ */
+#define DP_PKT_ENG_BYTES 8
+union dp_pkt_eng {
+	uint8_t u8[DP_PKT_ENG_BYTES];
+	uint16_t u16[DP_PKT_ENG_BYTES / 2];
+	uint32_t u32[DP_PKT_ENG_BYTES / 4];
+	uint64_t u64;
+};
 
 struct dp_pkt {
 	uint64_t gen_tsc; /* generation time: latency includes source queue */
@@ -36,16 +51,15 @@ struct dp_pkt {
 	uint8_t vc;	  /* VC of the input buffer the packet occupies */
 	uint8_t out_port; /* routing decision at the current router */
 	uint8_t out_vc;
-	uint8_t hops; /* router-to-router hops taken */
-	uint8_t flags;
-	uint8_t esc_n;	   /* OFAR: escape-ring entries so far */
-	uint8_t wait_port; /* OFAR: the minimal output it waits for here */
-	uint16_t lmis_grp; /* OFAR: 1 + group of the last local misroute */
-	/* vc-ordered (PB, piggybacked): DP_PB_STAMP, the sending router's
-	 * index in its group << 24 and its global channels' congestion
-	 * flags (bit j: its j-th global port); 0 after a global hop */
-	uint32_t pb_flags;
+	uint8_t hops;  /* router-to-router hops taken */
+	uint8_t flags; /* DP_PKT_* */
+	uint8_t esc_n; /* escape-subnetwork entries so far (the report's) */
+	union dp_pkt_eng eng; /* its routing engine's own (above) */
 };
+
+/* one cache line: what a hop reads of a packet is never split */
+_Static_assert(sizeof(struct dp_pkt) <= RTE_CACHE_LINE_SIZE,
+	       "a packet's state fits one line");
 
 #define DP_PKT_PRIV_SIZE RTE_ALIGN(sizeof(struct dp_pkt), RTE_MBUF_PRIV_ALIGN)
 

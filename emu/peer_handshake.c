@@ -97,6 +97,7 @@ struct rte_mbuf *inst_hello(struct emu_inst *x, uint32_t j)
 	h->now_ns = rte_cpu_to_be_64(t);
 	h->echo_ns = rte_cpu_to_be_64(ps->heard ? ps->their_now_ns : 0);
 	h->held_ns = rte_cpu_to_be_64(ps->heard ? t - ps->got_ns : 0);
+	h->order = DP_ENCAP_ORDER;
 	/* 1: heard you; 2: and measured the port's latency; 3: and every
 	 * other instance's too (the start barrier, emu_inst_handshake) */
 	h->heard = (uint8_t)(!ps->heard		       ? 0
@@ -122,6 +123,16 @@ int inst_take_hello(struct emu_inst *x, uint32_t j,
 			 "instance",
 			 j, (unsigned long long)rte_be_to_cpu_64(h->plan_hash),
 			 (unsigned long long)x->hash);
+		return -1;
+	}
+	if (h->order != DP_ENCAP_ORDER) {
+		snprintf(err, errlen,
+			 "instance %u runs on a host of the other byte order "
+			 "(%s, ours %s): a packet's routing-engine state "
+			 "travels as its host lays it out, so the instances of "
+			 "a run must share one",
+			 j, h->order == 1 ? "little-endian" : "big-endian",
+			 DP_ENCAP_ORDER == 1 ? "little-endian" : "big-endian");
 		return -1;
 	}
 	ps->heard = 1;

@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 . tests/tap.sh
-tap_plan 91
+tap_plan 93
 LUA=tools/dfemu.lua
 PCAP=$TMP/dfemu.pcap
 
@@ -56,15 +56,15 @@ def eth(ethertype, payload, pad=False):
         f += b"\0" * (60 - len(f))
     return f
 
-def hdr(typ, src, dst, seq, count=0, magic=0x44465054, version=6):
+def hdr(typ, src, dst, seq, count=0, magic=0x44465054, version=7):
     return struct.pack(">IBBBBIHH", magic, version, typ, src, dst, seq,
                        count, 0)
 
 def data(link, due, gen, st, dt, seq, dr, inter, flits, phase, vc, hops,
-         flags, esc_n, lmis, tail=0):
-    return struct.pack(">IQQIIIHHHBBBBBBHQ", link, due, gen, st, dt, seq, dr,
-                       inter, flits, phase, vc, hops, flags, esc_n, 0, lmis,
-                       tail)
+         flags, esc_n, eng, tail=0):
+    return struct.pack(">IQQIIIHHHBBBBBBHQQ", link, due, gen, st, dt, seq, dr,
+                       inter, flits, phase, vc, hops, flags, esc_n, 0, 0,
+                       tail, eng)
 
 inner = (b"\x02\x00\x00\x00\x00\x05" + b"\x02\x00\x00\x00\x00\x28" +
          struct.pack(">HIIIIQ", 0x88B5, 0x4446454D, 5, 40, 99, 12345) +
@@ -75,12 +75,12 @@ frames = [
              0x03, 0, 0, 6014336) + inner),
     eth(0x88B6, hdr(1, 1, 0, 8) +
         data(4000000000, 0x8000000000000010, 42, 17, 3, 100, 1, 0xFFFF, 8,
-             1, 2, 3, 0x24, 1, 5, 2**64 - 2) + inner),
+             1, 2, 3, 0x24, 1, 0x0102030405060708, 2**64 - 2) + inner),
     eth(0x88B6, hdr(2, 1, 0, 3, count=2) +
         struct.pack(">IBBHQ", 17, 0, 0, 4, 4000) +
         struct.pack(">IBBHQ", 4294967295, 1, 0, 8, 2**64 - 1), pad=True),
     eth(0x88B6, hdr(3, 0, 1, 0) +
-        struct.pack(">QQQQB7x", 0xFEDCBA9876543210, 123456789, 0, 0, 1)),
+        struct.pack(">QQQQBB6x", 0xFEDCBA9876543210, 123456789, 0, 0, 1, 1)),
     eth(0x88B6, hdr(4, 0, 1, 12) +
         struct.pack(">8Q", 1000, 990, 2, 800, 790, 1, 3000, 2990) +
         struct.pack(">8Q", 0, 555, 0, 0, 0, 0, 0, 0) +
@@ -132,10 +132,10 @@ ok $? "tshark loads $LUA (the dfemu protocol is registered)"
 FIELDS="frame.number dfemu.type dfemu.src_instance dfemu.dst_instance
 dfemu.seq dfemu.count dfemu.data.link dfemu.data.tail dfemu.data.due dfemu.data.gen
 dfemu.data.src_term dfemu.data.dst_term dfemu.data.seq dfemu.data.inter
-dfemu.data.vc dfemu.data.flags dfemu.data.flags.measured
+dfemu.data.vc dfemu.data.flags dfemu.data.flags.measured dfemu.data.eng
 dfemu.data.flags.external eth.type frame.protocols dfemu.credit.link
 dfemu.credit.vc dfemu.credit.flits dfemu.credit.due dfemu.hello.plan_hash
-dfemu.hello.now_ns dfemu.hello.heard dfemu.stats.injected
+dfemu.hello.now_ns dfemu.hello.heard dfemu.hello.order dfemu.stats.injected
 dfemu.stats.delivered dfemu.stats.sent dfemu.stats.crecv
 dfemu.stats.msent dfemu.stats.mrecv dfemu.stats.lost_mask
 dfemu.stats.settled dfemu.stats.prepared dfemu.change.n dfemu.change.op
@@ -191,7 +191,7 @@ is 1 dfemu.src_instance 0 "DATA: src_instance"
 is 1 dfemu.dst_instance 1 "DATA: dst_instance"
 is 1 dfemu.seq 7 "DATA: header seq"
 is 1 dfemu.data.link 123 "DATA: link"
-is 1 dfemu.version 6 "DATA: version 6"
+is 1 dfemu.version 7 "DATA: version 7"
 is 1 dfemu.data.due 6000000 "DATA: due (emulated ticks)"
 is 1 dfemu.data.tail 6014336 "DATA: tail (emulated ticks)"
 is 2 dfemu.data.tail 18446744073709551614 "DATA: tail above 2^63 is unsigned"
@@ -211,6 +211,8 @@ is 2 dfemu.data.vc 2 "DATA: vc of the second frame"
 is 2 dfemu.data.flags 0x24 "DATA: flags of the second frame"
 is 2 dfemu.data.flags.measured 0 "DATA: flags bit measured clear"
 is 2 dfemu.data.flags.external 1 "DATA: flags bit external set"
+is 2 dfemu.data.eng 0x0102030405060708 \
+	"DATA: the routing engine's own state, one u64 word"
 is 1 _ws.col.Info "dfemu DATA i0->i1 link 123 vc1 src t5 dst t40" \
 	"DATA: Info column"
 is 1 eth.type 0x88b6,0x88b5 "DATA: the inner Ethernet frame is dissected"
@@ -229,6 +231,7 @@ is 3 dfemu.credit.due 4000,18446744073709551615 \
 is 4 dfemu.hello.plan_hash 0xfedcba9876543210 "HELLO: plan_hash (u64)"
 is 4 dfemu.hello.now_ns 123456789 "HELLO: now_ns"
 is 4 dfemu.hello.heard 1 "HELLO: heard"
+is 4 dfemu.hello.order 1 "HELLO: the host's byte order"
 
 # STATS
 is 5 dfemu.stats.injected 1000 "STATS: injected"
@@ -275,7 +278,7 @@ is 12 _ws.col.Info "dfemu SYNC i1->i0 clock 4000000000000" \
 is 12 _ws.expert.group "" "SYNC: no expert info"
 is 12 dfemu.malformed "" "well-formed SYNC: not marked malformed"
 
-# Version 2 (due_ns/age_ns): not dissected as version 6, flagged unknown
+# Version 2 (due_ns/age_ns): not dissected as version 7, flagged unknown
 is 14 dfemu.version 2 "version 2: the version field"
 is 14 dfemu.version.unknown 1 "version 2: flagged as an unknown version"
 is 14 dfemu.data.due "" "version 2: no DATA body fields"
@@ -304,7 +307,7 @@ ok $? "tshark -V with the dissector exits 0"
 ok $? "no Lua error in tshark's output or stderr"
 grep -q '\[Malformed\] header needs 16 bytes, 10 left' "$TMP/v.txt" &&
 	grep -q '\[Malformed\] bad magic 0x12345678' "$TMP/v.txt" &&
-	grep -q '\[Malformed\] DATA body needs 54 bytes, 20 left' "$TMP/v.txt" &&
+	grep -q '\[Malformed\] DATA body needs 62 bytes, 20 left' "$TMP/v.txt" &&
 	grep -q '\[Malformed\] SYNC body needs 48 bytes, 4 left' "$TMP/v.txt"
 ok $? "the tree has [Malformed] items for the 4 malformed frames"
 

@@ -9,6 +9,7 @@
  */
 #include "check.h"
 #include "ofar_misroute.h"
+#include "ofar_pkt.h"
 #include "rig.h"
 #include "routing.h"
 
@@ -90,7 +91,8 @@ static void test_minimal_and_misroute(void)
 	r->port[other].credits[0] = free_ok;
 	pk = packet(0, 0);
 	CHECK(sel(&pk, 0) && pk.out_port == other &&
-		      pk.lmis_grp == r->group + 1 && r->misroutes_local == 1,
+		      OF_LMIS_GRP(&pk) == r->group + 1 &&
+		      r->misroutes_local == 1,
 	      "minimal full, port %u at %u/%u occupancy: local misroute", other,
 	      full - free_ok, full);
 	r->port[other].credits[0] = free_ok - 1;
@@ -257,7 +259,7 @@ static void test_choice(void)
 	      "neither the packet nor the counters",
 	      other);
 	dp_choice_apply(r->eng, r, &pk, &c);
-	CHECK(pk.out_port == other && pk.lmis_grp == r->group + 1 &&
+	CHECK(pk.out_port == other && OF_LMIS_GRP(&pk) == r->group + 1 &&
 		      r->misroutes_local == n + 1,
 	      "... applied: the packet's output, its group's misroute, "
 	      "counted");
@@ -400,7 +402,7 @@ static void test_misroute_engine(void)
 		pk = packet(0, 0);
 		pk.hops = pc[i].hops;
 		CHECK(sel(&pk, 0) && pk.out_port == a &&
-			      !!(pk.flags & DP_PKT_GMIS_NEXT) == pc[i].gmis,
+			      !!(OF_BITS(&pk) & OF_PKT_GMIS_NEXT) == pc[i].gmis,
 		      "policy %s, %u hops: local misroute to port %u, %s",
 		      df_mis_policy_name(pc[i].pol), pc[i].hops, a,
 		      pc[i].gmis ? "a global misroute next"

@@ -310,14 +310,14 @@ static void test_pb_piggyback(void)
 	pk.dst_router = (uint16_t)r;
 	pk.dst_term = r * g.topo.p;
 	dp_vc_ordered_engine.route(x, &pk);
-	CHECK((pk.pb_flags & DP_PB_STAMP) &&
-		      (pk.pb_flags & ((1u << DP_PB_BITS) - 1)) ==
+	CHECK((DP_PB_PKT(&pk) & DP_PB_STAMP) &&
+		      (DP_PB_PKT(&pk) & ((1u << DP_PB_BITS) - 1)) ==
 			      dp_pb_flags(x),
 	      "routed onto a local link at router %u: stamped with its flags "
 	      "(%#x)",
-	      gr, pk.pb_flags);
+	      gr, DP_PB_PKT(&pk));
 	dp_vc_ordered_engine.route(ro, &pk);
-	CHECK(pk.pb_flags == 0,
+	CHECK(DP_PB_PKT(&pk) == 0,
 	      "routed to a terminal at router %u: no stamp goes on", r);
 	CHECK(!decide(&g, r, dst, gi, DP_UGAL_PB),
 	      "piggyback: the packet from router %u brought the flag: "

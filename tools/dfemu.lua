@@ -32,11 +32,11 @@
 
 local ETHERTYPE = 0x88B6
 local MAGIC = 0x44465054 -- "DFPT"
-local VERSION = 6
+local VERSION = 7
 local MAX_INSTANCES = 8
 
 local HDR_LEN = 16
-local DATA_LEN = 54
+local DATA_LEN = 62
 local CREDIT_LEN = 16
 local HELLO_LEN = 40
 local STATS_LEN = 8 * 8 + 6 * MAX_INSTANCES * 8 + 8
@@ -71,8 +71,6 @@ local flag_bits = {
 	{ 0x01, "measured", "Measured" },
 	{ 0x02, "nonminimal", "Non-minimal" },
 	{ 0x04, "escape", "Escape" },
-	{ 0x08, "ring_rev", "Ring reversed" },
-	{ 0x10, "gmis_next", "Global misroute next" },
 	{ 0x20, "external", "External" },
 }
 
@@ -116,10 +114,12 @@ for _, b in ipairs(flag_bits) do
 end
 field("data.esc_n", ProtoField.uint8, "Escape-ring entries", base.DEC)
 field("data.tbv", ProtoField.uint8, "Table version (mod 256)", base.DEC)
-field("data.lmis_grp", ProtoField.uint16, "Last local misroute group + 1",
-	base.DEC)
+field("data.reserved", ProtoField.uint16, "Reserved", base.HEX)
 field("data.tail", ProtoField.uint64,
 	"Last byte at the far end (emulated ticks, 1/4 ns)", base.DEC)
+-- laid out by the routing algorithm, in the hosts' byte order (HELLO)
+field("data.eng", ProtoField.uint64, "Routing engine's own state",
+	base.HEX)
 
 -- struct dp_encap_credit
 field("credit.link", ProtoField.uint32, "Link", base.DEC)
@@ -135,6 +135,8 @@ field("hello.now_ns", ProtoField.uint64, "Sender clock (ns)", base.DEC)
 field("hello.echo_ns", ProtoField.uint64, "Echoed peer clock (ns)", base.DEC)
 field("hello.held_ns", ProtoField.uint64, "Echo held (ns)", base.DEC)
 field("hello.heard", ProtoField.uint8, "Heard peer", base.DEC)
+field("hello.order", ProtoField.uint8, "Host byte order", base.DEC,
+	{ [1] = "little-endian", [2] = "big-endian" })
 field("hello.pad", ProtoField.bytes, "Padding")
 
 -- struct dp_encap_stats
@@ -266,8 +268,9 @@ local function dissect_data(tvb, pinfo, root, tree, info, off)
 	end
 	st:add(f["data.esc_n"], r(42, 1))
 	st:add(f["data.tbv"], r(43, 1))
-	st:add(f["data.lmis_grp"], r(44, 2))
+	st:add(f["data.reserved"], r(44, 2))
 	st:add(f["data.tail"], r(46, 8))
+	st:add(f["data.eng"], r(54, 8))
 
 	info = string.format("%s link %u vc%u src t%u dst t%u", info,
 		r(0, 4):uint(), r(39, 1):uint(), r(20, 4):uint(), r(24, 4):uint())
@@ -326,7 +329,8 @@ local function dissect_hello(tvb, pinfo, tree, info, off)
 	st:add(f["hello.echo_ns"], tvb(off + 16, 8))
 	st:add(f["hello.held_ns"], tvb(off + 24, 8))
 	st:add(f["hello.heard"], tvb(off + 32, 1))
-	st:add(f["hello.pad"], tvb(off + 33, 7))
+	st:add(f["hello.order"], tvb(off + 33, 1))
+	st:add(f["hello.pad"], tvb(off + 34, 6))
 	info = string.format("%s plan 0x%s heard %u", info,
 		tvb(off, 8):uint64():tohex(), tvb(off + 32, 1):uint())
 	return info, off + HELLO_LEN

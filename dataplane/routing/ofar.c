@@ -47,6 +47,7 @@
  * packet leaves with it.
  */
 #include "ofar_misroute.h"
+#include "ofar_pkt.h"
 #include "routing.h"
 #include "router.h"
 #include "worker.h"
@@ -68,7 +69,7 @@ enum {
 static inline int take(const struct dp_pkt *pk, struct dp_choice *c,
 		       uint32_t port, uint32_t vc, uint8_t act)
 {
-	if (pk->flags & DP_PKT_GMIS_NEXT)
+	if (OF_BITS(pk) & OF_PKT_GMIS_NEXT)
 		act |= OF_GMIS_END;
 	c->port = (uint8_t)port;
 	c->vc = (uint8_t)vc;
@@ -149,7 +150,7 @@ static inline int ring_rev(const struct dp_pkt *pk, uint8_t act)
 {
 	if (act & OF_ESC_IN)
 		return !!(act & OF_RING_REV);
-	return !!(pk->flags & DP_PKT_RING_REV);
+	return !!(OF_BITS(pk) & OF_PKT_RING_REV);
 }
 
 /* The escape port this packet goes out on with act: the ring's, or the
@@ -171,8 +172,9 @@ static int esc_feeds(const struct esc *e, const struct dp_router *r,
 {
 	if (e->tree != NULL)
 		return df_tree_feeds(e->tree, r->id, in_port, pk->dst_router);
-	return in_port == (pk->flags & DP_PKT_RING_REV ? e->ring->next[r->id]
-						       : e->ring->prev[r->id]);
+	return in_port == (OF_BITS(pk) & OF_PKT_RING_REV
+				   ? e->ring->next[r->id]
+				   : e->ring->prev[r->id]);
 }
 
 /* Entering the escape: OF_ESC_IN, and on a bidirectional ring the
@@ -298,10 +300,10 @@ static int misroute(struct dp_router *r, const struct dp_pkt *pk, uint32_t minp,
 	int via_local = global_ok &&
 			dp_ofar_global_via_local(run->mis_policy, pk->hops > 0);
 	int local_ok = (tb->port_class[minp] == DF_LINK_LOCAL || via_local) &&
-		       pk->lmis_grp != r->group + 1;
+		       OF_LMIS_GRP(pk) != r->group + 1;
 	/* the local hop was taken for a global misroute: any global port
 	 * that can take the packet now */
-	int any = (pk->flags & DP_PKT_GMIS_NEXT) && global_ok;
+	int any = (OF_BITS(pk) & OF_PKT_GMIS_NEXT) && global_ok;
 
 	if (any)
 		local_ok = 0;
@@ -386,7 +388,7 @@ static int ofar_select(struct dp_router *r, const struct dp_pkt *pk,
 	}
 	vc = best_vc(run, mp, need);
 	blocked = vc < 0 || !idle(run, mp, now);
-	if ((pk->flags & DP_PKT_GMIS_NEXT) &&
+	if ((OF_BITS(pk) & OF_PKT_GMIS_NEXT) &&
 	    misroute(r, pk, minp, need, blocked, now, c))
 		return 1;
 	if (!blocked)
@@ -402,9 +404,10 @@ static int ofar_select(struct dp_router *r, const struct dp_pkt *pk,
  * entries are capped (escape_cap, §VI-B). */
 static void commit_escape(struct dp_router *r, struct dp_pkt *pk, uint8_t act)
 {
-	pk->flags &= ~DP_PKT_RING_REV;
-	pk->flags |= act & OF_RING_REV ? DP_PKT_ESCAPE | DP_PKT_RING_REV
-				       : DP_PKT_ESCAPE;
+	OF_BITS(pk) &= (uint8_t)~OF_PKT_RING_REV;
+	if (act & OF_RING_REV)
+		OF_BITS(pk) |= OF_PKT_RING_REV;
+	pk->flags |= DP_PKT_ESCAPE;
 	pk->esc_n++;
 	r->escape_entries++;
 }
@@ -419,9 +422,9 @@ static void commit_misroute(struct dp_router *r, struct dp_pkt *pk, uint8_t act)
 		r->misroutes_global++;
 		return;
 	}
-	pk->lmis_grp = (uint16_t)(r->group + 1);
+	OF_LMIS_GRP(pk) = (uint16_t)(r->group + 1);
 	if (act & OF_GMIS_NEXT)
-		pk->flags |= DP_PKT_GMIS_NEXT;
+		OF_BITS(pk) |= OF_PKT_GMIS_NEXT;
 	r->misroutes_local++;
 }
 
@@ -433,7 +436,7 @@ static void ofar_commit(struct dp_router *r, struct dp_pkt *pk,
 	uint8_t act = c->act;
 
 	if (act & OF_GMIS_END)
-		pk->flags &= ~DP_PKT_GMIS_NEXT;
+		OF_BITS(pk) &= (uint8_t)~OF_PKT_GMIS_NEXT;
 	if (act & OF_ESC_OUT)
 		pk->flags &= ~DP_PKT_ESCAPE;
 	if (act & OF_ESC_IN)
@@ -450,14 +453,14 @@ static void ofar_queued(struct dp_router *r, struct dp_pkt *pk)
 	uint32_t minp = minimal_port(
 		run, __atomic_load_n(&run->tb, __ATOMIC_ACQUIRE), r, pk);
 
-	pk->wait_port = (uint8_t)minp;
+	OF_WAIT_PORT(pk) = (uint8_t)minp;
 	r->port[minp].waiting[0] += pk->flits;
 }
 
 /* It moves: no longer waiting for its minimal output here. */
 static void ofar_dequeued(struct dp_router *r, const struct dp_pkt *pk)
 {
-	r->port[pk->wait_port].waiting[0] -= pk->flits;
+	r->port[OF_WAIT_PORT(pk)].waiting[0] -= pk->flits;
 }
 
 const struct dp_routing_engine dp_ofar_engine = {

@@ -144,6 +144,14 @@ void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
  * on packets it routes onto local links ([routing] pb_flags). */
 uint32_t dp_pb_flags(const struct dp_router *x);
 
+/* vc-ordered's own state on a packet (packet.h, eng), with piggybacked
+ * flags: DP_PB_STAMP, the sending router's index in its group <<
+ * DP_PB_BITS and its global channels' congestion flags (bit j: its j-th
+ * global port); 0 after a global hop. */
+#define DP_PB_PKT(pk) ((pk)->eng.u32[0])
+#define DP_PB_STAMP   0x80000000u /* DP_PB_PKT holds a router's flags */
+#define DP_PB_BITS    24	  /* global ports a stamp can flag */
+
 /* Table routing shared by MIN and VAL (df_next_hop). */
 void dp_table_route(struct dp_router *r, struct dp_pkt *pk);
 

@@ -85,14 +85,14 @@ static void pb_route(struct dp_router *r, struct dp_pkt *pk)
 {
 	const struct df_tables *tb = r->lc->run->tb;
 
-	if (pb_seen(r) != NULL && (pk->pb_flags & DP_PB_STAMP))
-		pb_seen(r)[(pk->pb_flags >> DP_PB_BITS) & 0x7f] =
-			pk->pb_flags & ((1u << DP_PB_BITS) - 1);
+	if (pb_seen(r) != NULL && (DP_PB_PKT(pk) & DP_PB_STAMP))
+		pb_seen(r)[(DP_PB_PKT(pk) >> DP_PB_BITS) & 0x7f] =
+			DP_PB_PKT(pk) & ((1u << DP_PB_BITS) - 1);
 	dp_table_route(r, pk);
-	pk->pb_flags = 0;
+	DP_PB_PKT(pk) = 0;
 	if (pb_seen(r) != NULL && r->port[pk->out_port].cls == DF_LINK_LOCAL)
-		pk->pb_flags = DP_PB_STAMP | (r->id % tb->a) << DP_PB_BITS |
-			       dp_pb_flags(r);
+		DP_PB_PKT(pk) = DP_PB_STAMP | (r->id % tb->a) << DP_PB_BITS |
+				dp_pb_flags(r);
 }
 
 void dp_ugal_decide(struct dp_router *r, struct dp_pkt *pk, uint32_t gi,
