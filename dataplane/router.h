@@ -36,9 +36,10 @@ struct dp_router {
 	struct dp_lcore *lc;
 	/* = lc->run->eng, one load away in the hot loop */
 	const struct dp_routing_engine *eng;
-	/* ports where the engine holds something back that its step hook
-	 * releases (UGAL-L_CR's credits): the router has work of its own */
-	uint64_t held;
+	/* what its engine holds back for its step hook to release later,
+	 * as the engine's own bits (UGAL-L_CR: the input ports that hold
+	 * credits); not 0: the router has work of its own at every step */
+	uint64_t eng_busy;
 	/* [router] output_buffer_flits (xbar.h; 0: no output queues), and
 	 * the ports whose output queues hold packets */
 	uint64_t oq_ports;
@@ -108,7 +109,7 @@ static inline int dp_router_queued(const struct dp_router *r)
 static inline int dp_router_busy(const struct dp_router *r)
 {
 	return (!r->parked && dp_router_queued(r)) ||
-	       (r->held | r->oq_ports) != 0;
+	       (r->eng_busy | r->oq_ports) != 0;
 }
 
 #endif

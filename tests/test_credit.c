@@ -138,7 +138,7 @@ static void test_exact(void)
 	      "released at finish + t_d(O) - min t_d = 1200, due upstream "
 	      "one credit latency later (%llu)",
 	      (unsigned long long)c.due);
-	CHECK(g.r->held == 0, "no input holds credits any more");
+	CHECK(g.r->eng_busy == 0, "no input holds credits any more");
 	/* released at a later step (a step every quantum): still stamped
 	 * 1400; a step past 1400 + LAT cannot send what is due by then, so
 	 * that credit is due just after it (dp_after, link.h) */
@@ -157,7 +157,7 @@ static void test_exact(void)
 	      (unsigned long long)c.due);
 
 	depart(&g, 3, 0, 2, 2000, 8);
-	CHECK(pop(&g, 3, &c) && c.due == 2000 + LAT && g.r->held == 0,
+	CHECK(pop(&g, 3, &c) && c.due == 2000 + LAT && g.r->eng_busy == 0,
 	      "input fed by a global channel: never delayed");
 	depart(&g, 1, 1, 3, 2000, 8);
 	CHECK(pop(&g, 1, &c) && c.due == 2000 + LAT && c.vc == 1,
@@ -264,7 +264,7 @@ static void test_long(void)
 	CHECK(early == 0 && delayed > N / 10,
 	      "no credit returned before finish + its delay (%llu early)",
 	      (unsigned long long)early);
-	CHECK(g.r->held == 0, "nothing held after the last release");
+	CHECK(g.r->eng_busy == 0, "nothing held after the last release");
 	for (int k = 0; k < NPORTS; k++)
 		for (int v = 0; v < NVC; v++)
 			free(exp[k][v]);

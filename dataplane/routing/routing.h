@@ -93,7 +93,7 @@ struct dp_routing_engine {
 	/* A packet of flits left input port k (VC vc) through output o (VC
 	 * out_vc), serialised from start to finish, when its input space is
 	 * free: 1 when the engine keeps that credit (it sends it later, from
-	 * step, and marks the port in r->held), 0 when the router sends it
+	 * step, and marks it in r->eng_busy), 0 when the router sends it
 	 * upstream at finish. */
 	int (*leave)(struct dp_router *r, uint32_t k, uint32_t vc, uint32_t o,
 		     uint32_t out_vc, uint64_t start, uint64_t finish,

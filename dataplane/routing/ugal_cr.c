@@ -64,7 +64,7 @@ static void hold(struct dp_router *r, struct dp_cr_port *ip, uint32_t k,
 	c->due = rel;
 	c->vc = vc;
 	c->flits = flits;
-	r->held |= 1ULL << k;
+	r->eng_busy |= 1ULL << k;
 }
 
 /* The output's credit timestamp queue records the departure, and the
@@ -126,7 +126,7 @@ void dp_cr_td_min(struct dp_router *r)
 void dp_cr_release(struct dp_router *r, uint64_t now)
 {
 	struct dp_cr_router *cr = r->eng_priv;
-	uint64_t ports = r->held;
+	uint64_t ports = r->eng_busy;
 
 	while (ports) {
 		uint32_t k = __builtin_ctzll(ports), pending = 0;
@@ -151,7 +151,7 @@ void dp_cr_release(struct dp_router *r, uint64_t now)
 			}
 		}
 		if (!pending)
-			r->held &= ~(1ULL << k);
+			r->eng_busy &= ~(1ULL << k);
 	}
 }
 
@@ -161,6 +161,6 @@ void dp_cr_step(struct dp_router *r, uint64_t now, unsigned credits)
 {
 	if (credits)
 		dp_cr_td_min(r);
-	if (r->held)
+	if (r->eng_busy)
 		dp_cr_release(r, now);
 }
