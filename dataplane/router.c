@@ -383,6 +383,19 @@ static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
  * others. Since an output only gets busier during a step, deferring
  * before the checks below grants the same as checking first.
  */
+/*
+ * The head packet of a queue, routed, waits for credits on output op.
+ * An eager sender's credit wakes the router when it comes (its link's
+ * credit log, link.h), and until then trying the packet again changes
+ * nothing (its route is taken, and a routed engine draws nothing): the
+ * router may park, as long as nothing else keeps it (park). A lazy
+ * sender's credits wake nobody: it must look at every step (no_park).
+ */
+static inline int credit_wait(struct dp_router *r, const struct dp_port *op)
+{
+	return op->out->cvcs != NULL ? 0 : no_park(r);
+}
+
 static inline int try_routed(struct dp_router *r, uint32_t qi,
 			     struct rte_mbuf *m, uint64_t now, uint32_t defer)
 {
@@ -420,7 +433,7 @@ static inline int try_routed(struct dp_router *r, uint32_t qi,
 	}
 	dp_port_credits_vc(op, pk->out_vc, now);
 	if (op->credits[pk->out_vc] < pk->flits)
-		return no_park(r);
+		return credit_wait(r, op);
 	op->waiting[pk->out_vc] -= pk->flits;
 	return leave(r, qi, op, m, now, 0);
 }
@@ -491,13 +504,16 @@ static inline int comes_by(const struct dp_wake *w, uint64_t t)
 
 /*
  * Every packet still queued after switch allocation waits for an output's
- * serializer (try_routed), the first free at park_until: the router need
- * not be stepped before then unless a packet or a credit comes, which
- * wake it anyway. So it parks: its wake goes in the worker's wheel at
- * park_until, and it stops counting as busy (dp_router_busy). At low load
- * most queued packets wait for a serializer, and a router stepped on
- * every sweep meanwhile made every sweep longer (docs/performance.md,
- * "Steps that find nothing"). A wheel entry cannot move, so a router
+ * serializer (try_routed), the first free at park_until, or for credits
+ * that wake the router when they come (credit_wait; park_until is then
+ * UINT64_MAX if no serializer is awaited): the router need not be stepped
+ * before then unless a packet or a credit comes, which wake it anyway.
+ * So it parks: its wake goes in the worker's wheel at park_until (none
+ * when it waits for credits only), and it stops counting as busy
+ * (dp_router_busy). At low load most queued packets wait for a
+ * serializer, and a router stepped on every sweep meanwhile made every
+ * sweep longer (docs/performance.md, "Steps that find nothing"); at high
+ * load, many wait for credits. A wheel entry cannot move, so a router
  * parked until later that must wake sooner (a new packet wants a
  * serializer free earlier) takes its other wake; the later one, when it
  * comes, only steps the router once more. Returns 0 when it cannot park:
@@ -510,7 +526,8 @@ static int park(struct dp_router *r, uint64_t now)
 
 	if (r->park_until <= now || w0->wh == NULL)
 		return 0;
-	if (!comes_by(w0, r->park_until) && !comes_by(w1, r->park_until)) {
+	if (r->park_until != UINT64_MAX && !comes_by(w0, r->park_until) &&
+	    !comes_by(w1, r->park_until)) {
 		w = w0->state != DP_WAKE_QUEUED	  ? w0
 		    : w1->state != DP_WAKE_QUEUED ? w1
 						  : NULL;

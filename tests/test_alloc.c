@@ -264,6 +264,9 @@ static void parking(struct rig *g)
 {
 	struct dp_wheel *wh = calloc(1, sizeof(*wh));
 	struct dp_router *r = g->r;
+	struct dp_wake w[2];
+	uint8_t *cvcs;
+	uint32_t ecred;
 	uint64_t active = 0, t0 = 1 << 20;
 	uint32_t head;
 
@@ -312,14 +315,34 @@ static void parking(struct rig *g)
 	dp_router_step(r, t0 + 1000 + (1 << DP_WHEEL_SHIFT));
 	CHECK(r->port[2].q[0].head == head + 1 && !dp_router_busy(r),
 	      "then its packet leaves, and the router parks again");
-	/* credits */
+	/* credits: an eager sender's wake the router when they come (their
+	 * link's credit log); a lazy sender's wake nobody */
 	reset(g, 0);
 	r->port[3].credits[0] = 0;
 	g->out[3].busy_until = 0;
 	put(g, 1, 0, 3, 0);
+	w[0] = r->park_wake[0];
+	w[1] = r->park_wake[1];
 	dp_router_step(r, t0 + 6000);
-	CHECK(dp_router_busy(r) && g->lc->next_event == t0 + 6000,
-	      "a packet waiting for credits: the router stays busy");
+	CHECK(!dp_router_busy(r) && r->parked &&
+		      r->park_wake[0].state == w[0].state &&
+		      r->park_wake[0].due == w[0].due &&
+		      r->park_wake[1].state == w[1].state &&
+		      r->park_wake[1].due == w[1].due,
+	      "a packet waiting for an eager sender's credits: the router "
+	      "parks, with no timer");
+	/* the same link as a lazy sender's, none of its slots freed */
+	cvcs = g->out[3].cvcs;
+	ecred = g->out[3].ecred[0];
+	g->out[3].cvcs = NULL;
+	g->out[3].ecred[0] = g->out[3].ring.rx.head[0];
+	dp_router_step(r, t0 + 6010);
+	CHECK(dp_router_busy(r) && !r->parked &&
+		      g->lc->next_event == t0 + 6010,
+	      "a packet waiting for a lazy sender's credits: the router "
+	      "stays busy");
+	g->out[3].cvcs = cvcs;
+	g->out[3].ecred[0] = ecred;
 	reset(g, 0);
 	for (unsigned i = 0; i < RTE_DIM(r->park_wake); i++)
 		r->park_wake[i].wh = NULL;
