@@ -193,7 +193,7 @@ static void fill_outputs(const struct emu *e, struct df_report *rep)
 			o->crt_avg_ns =
 				c->crt_n ? c->crt_sum * ns / c->crt_n : 0;
 			o->crt0_ns = c->crt_n ? c->t_crt0 * ns : 0;
-			o->td_last_ns = c->t_d * ns;
+			o->td_last_ns = dp_cr_router(e->routers[r])->td[k] * ns;
 			o->delayed = c->cr_delayed;
 			o->delay_avg_ns = c->cr_delayed ? c->cr_delay_sum * ns /
 								  c->cr_delayed

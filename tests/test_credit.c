@@ -103,7 +103,7 @@ static int pop(struct rig *g, uint32_t k, struct dp_credit *c)
 static void set_td(struct rig *g, const uint64_t td[NPORTS])
 {
 	for (int k = 0; k < NPORTS; k++)
-		crp(g, k)->t_d = td[k];
+		dp_cr_router(g->r)->td[k] = td[k];
 	dp_cr_td_min(g->r);
 }
 

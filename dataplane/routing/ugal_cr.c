@@ -30,6 +30,8 @@ int dp_cr_init(struct dp_router *r, const struct df_config *cfg,
 		struct dp_cr_port *c = &cr->port[k];
 
 		c->t_crt0 = UINT64_MAX;
+		if (p->cls != DF_LINK_TERMINAL)
+			cr->net |= 1ULL << k;
 		for (uint32_t v = 0; v < p->nvc; v++) {
 			/* one entry per packet in flight: at most one per
 			 * downstream flit */
@@ -77,7 +79,7 @@ int dp_cr_leave(struct dp_router *r, uint32_t k, uint32_t vc, uint32_t o,
 {
 	struct dp_cr_router *cr = r->eng_priv;
 	struct dp_cr_port *ip = &cr->port[k], *op = &cr->port[o];
-	uint64_t extra = dp_cr_extra(op->t_d, cr->td_min,
+	uint64_t extra = dp_cr_extra(cr->td[o], cr->td_min,
 				     r->port[k].cls == DF_LINK_LOCAL);
 
 	op->ctq[out_vc][op->ctq_tail[out_vc]++ & op->ctq_mask] = start;
@@ -95,7 +97,8 @@ int dp_cr_leave(struct dp_router *r, uint32_t k, uint32_t vc, uint32_t o,
  * of t_crt. */
 void dp_cr_credit(struct dp_router *r, uint32_t k, const struct dp_credit *c)
 {
-	struct dp_cr_port *p = &((struct dp_cr_router *)r->eng_priv)->port[k];
+	struct dp_cr_router *cr = r->eng_priv;
+	struct dp_cr_port *p = &cr->port[k];
 	uint32_t v = c->vc;
 	uint64_t sent;
 
@@ -107,7 +110,7 @@ void dp_cr_credit(struct dp_router *r, uint32_t k, const struct dp_credit *c)
 	p->crt_sum += p->t_crt;
 	if (p->t_crt < p->t_crt0)
 		p->t_crt0 = p->t_crt;
-	p->t_d = p->t_crt - p->t_crt0;
+	cr->td[k] = p->t_crt - p->t_crt0;
 }
 
 void dp_cr_td_min(struct dp_router *r)
@@ -115,9 +118,11 @@ void dp_cr_td_min(struct dp_router *r)
 	struct dp_cr_router *cr = r->eng_priv;
 	uint64_t m = UINT64_MAX;
 
-	for (uint32_t k = 0; k < r->nports; k++)
-		if (r->port[k].cls != DF_LINK_TERMINAL && cr->port[k].t_d < m)
-			m = cr->port[k].t_d;
+	for (uint64_t n = cr->net; n; n &= n - 1) {
+		uint64_t td = cr->td[__builtin_ctzll(n)];
+
+		m = td < m ? td : m;
+	}
 	cr->td_min = m == UINT64_MAX ? 0 : m;
 }
 

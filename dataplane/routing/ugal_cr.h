@@ -19,10 +19,11 @@
 struct dp_cr_port {
 	/* output side: the credit timestamp queue per VC (send time of each
 	 * packet in flight on this output, popped by its credit), the
-	 * latest credit round trip, the smallest seen (zero load), t_d */
+	 * latest credit round trip and the smallest seen (zero load); its
+	 * t_d is in the router's td[] */
 	uint64_t *ctq[DF_MAX_VC];
 	uint32_t ctq_head[DF_MAX_VC], ctq_tail[DF_MAX_VC], ctq_mask;
-	uint64_t t_crt, t_crt0, t_d;
+	uint64_t t_crt, t_crt0;
 	/* ... what it measured and caused, for the report: round-trip
 	 * samples and their sum, credits delayed for packets that left here
 	 * and the extra delay they got (TSC) */
@@ -35,6 +36,10 @@ struct dp_cr_port {
 
 struct dp_cr_router {
 	uint64_t td_min; /* min t_d over the router's network outputs */
+	uint64_t net; /* its network outputs (not a terminal's), a bit each */
+	/* each output's t_d, together: the smallest, taken at every step
+	 * with credits, is a walk of a line or two, not of a line per port */
+	uint64_t td[DP_MAX_PORTS];
 	struct dp_cr_port port[];
 };
 
