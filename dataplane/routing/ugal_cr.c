@@ -25,6 +25,7 @@ int dp_cr_init(struct dp_router *r, const struct df_config *cfg,
 	RTE_SET_USED(cfg);
 	if (cr == NULL)
 		return -1;
+	cr->rel_next = UINT64_MAX;
 	for (uint32_t k = 0; k < r->nports; k++) {
 		const struct dp_port *p = &r->port[k];
 		struct dp_cr_port *c = &cr->port[k];
@@ -50,9 +51,12 @@ int dp_cr_init(struct dp_router *r, const struct df_config *cfg,
 }
 
 /* Keep a credit of input port k until release time rel. A credit never
- * overtakes an earlier one of its VC (order per VC). */
-static void hold(struct dp_router *r, struct dp_cr_port *ip, uint32_t k,
-		 uint32_t vc, uint64_t rel, uint32_t flits)
+ * overtakes an earlier one of its VC (order per VC): it is its VC's
+ * first, or due no earlier than the first, so the router's first due
+ * is rel's or stays. */
+static void hold(struct dp_router *r, struct dp_cr_router *cr,
+		 struct dp_cr_port *ip, uint32_t k, uint32_t vc, uint64_t rel,
+		 uint32_t flits)
 {
 	struct dp_credit *c;
 
@@ -67,6 +71,8 @@ static void hold(struct dp_router *r, struct dp_cr_port *ip, uint32_t k,
 	c->vc = vc;
 	c->flits = flits;
 	r->eng_busy |= 1ULL << k;
+	if (rel < cr->rel_next)
+		cr->rel_next = rel;
 }
 
 /* The output's credit timestamp queue records the departure, and the
@@ -89,7 +95,7 @@ int dp_cr_leave(struct dp_router *r, uint32_t k, uint32_t vc, uint32_t o,
 	}
 	if (!extra && ip->dq_head[vc] == ip->dq_tail[vc])
 		return 0;
-	hold(r, ip, k, vc, finish + extra, flits);
+	hold(r, cr, ip, k, vc, finish + extra, flits);
 	return 1;
 }
 
@@ -127,11 +133,12 @@ void dp_cr_td_min(struct dp_router *r)
 }
 
 /* Send the held credits whose release time has come; each goes upstream
- * stamped with its release time, not with now. */
+ * stamped with its release time, not with now. The first of the others
+ * is the router's next (rel_next), and the lcore's next event. */
 void dp_cr_release(struct dp_router *r, uint64_t now)
 {
 	struct dp_cr_router *cr = r->eng_priv;
-	uint64_t ports = r->eng_busy;
+	uint64_t ports = r->eng_busy, next = UINT64_MAX;
 
 	while (ports) {
 		uint32_t k = __builtin_ctzll(ports), pending = 0;
@@ -145,8 +152,7 @@ void dp_cr_release(struct dp_router *r, uint64_t now)
 					&ip->dq[v]
 					       [ip->dq_head[v] & ip->dq_mask];
 				if (c->due > now) {
-					if (c->due < r->lc->next_event)
-						r->lc->next_event = c->due;
+					next = c->due < next ? c->due : next;
 					pending = 1;
 					break;
 				}
@@ -158,14 +164,24 @@ void dp_cr_release(struct dp_router *r, uint64_t now)
 		if (!pending)
 			r->eng_busy &= ~(1ULL << k);
 	}
+	cr->rel_next = next;
+	if (next < r->lc->next_event)
+		r->lc->next_event = next;
 }
 
 /* After the step's credits (t_d moved: the smallest again) and before
- * switch allocation (the credits whose time has come). */
+ * switch allocation (the credits whose time has come: none before
+ * rel_next, so the steps between walk no queue). */
 void dp_cr_step(struct dp_router *r, uint64_t now, unsigned credits)
 {
+	struct dp_cr_router *cr = r->eng_priv;
+
 	if (credits)
 		dp_cr_td_min(r);
-	if (r->eng_busy)
+	if (!r->eng_busy)
+		return;
+	if (now >= cr->rel_next)
 		dp_cr_release(r, now);
+	else if (cr->rel_next < r->lc->next_event)
+		r->lc->next_event = cr->rel_next;
 }

@@ -37,6 +37,7 @@ struct dp_cr_port {
 struct dp_cr_router {
 	uint64_t td_min; /* min t_d over the router's network outputs */
 	uint64_t net; /* its network outputs (not a terminal's), a bit each */
+	uint64_t rel_next; /* the first held credit's release (none: max) */
 	/* each output's t_d, together: the smallest, taken at every step
 	 * with credits, is a walk of a line or two, not of a line per port */
 	uint64_t td[DP_MAX_PORTS];
