@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dfemu-lean-hop: the minimal loop a router hop is measured against
- * (docs/performance.md, "The minimal loop"). The hop bench's network and
+ * (docs/hop.md, "The minimal loop"). The hop bench's network and
  * traffic (`dfemu-bench hops`: the 36-router dragonfly p=2 a=4 h=2 g=9,
  * MIN, zero-latency links of unlimited bandwidth, one-flit packets,
  * saturated terminals, one worker), with the semantics dfemu keeps and
@@ -21,7 +21,7 @@
  *     for in a second pass;
  *   - at delivery, a latency histogram and an order-free digest.
  *
- * Three rules keep its data-dependent branches few (docs/performance.md,
+ * Three rules keep its data-dependent branches few (docs/hop.md,
  * "The minimal loop"): a sender counts the credits in the freed slots
  * only when the flits it has counted are too few (vcring.h's
  * dp_vcring_fits); a route is one lookup in a table made from the

@@ -5,7 +5,7 @@
 /*
  * A link's rings, one per VC, each at once the link's delay line, the
  * receiver's input VC queue and the credit path back (docs/design.md,
- * "The rings of a link"; docs/performance.md, "The minimal loop").
+ * "The rings of a link"; docs/hop.md, "The minimal loop").
  *
  * The sender writes a packet into the slot at its VC's tail, with the
  * time it is due at the far end, and publishes the tail. The receiver

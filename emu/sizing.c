@@ -124,7 +124,7 @@ static uint64_t pool_mbufs(const struct df_plan *pl)
 /* Per-lcore cache: DPDK's default burst. The auto pool always has one
  * (its size counts the caches, pool_auto): without it every mbuf taken
  * and given back goes through the pool's ring, 8-16 % more cycles a hop
- * (docs/performance.md, "What was tried"). None in a pool set below 64
+ * (docs/performance-tried.md). None in a pool set below 64
  * caches' worth on purpose, whose caches would hold a large share of it
  * out of reach of the other lcores. */
 static unsigned pool_cache(const struct df_plan *pl, uint64_t n)
