@@ -376,14 +376,6 @@ static inline int leave(struct dp_router *r, uint32_t qi, struct dp_port *op,
 }
 
 /*
- * The head packet m of queue qi, with an engine that decides and routes:
- * as try_send. Its output's turn first: after the queues from the
- * output's pointer on, in the second pass (allocate). The turn orders, it
- * reserves nothing: a rival that cannot leave leaves the output to the
- * others. Since an output only gets busier during a step, deferring
- * before the checks below grants the same as checking first.
- */
-/*
  * The head packet of a queue, routed, waits for credits on output op.
  * An eager sender's credit wakes the router when it comes (its link's
  * credit log, link.h), and until then trying the packet again changes
@@ -396,6 +388,14 @@ static inline int credit_wait(struct dp_router *r, const struct dp_port *op)
 	return op->out->cvcs != NULL ? 0 : no_park(r);
 }
 
+/*
+ * The head packet m of queue qi, with an engine that decides and routes:
+ * as try_send. Its output's turn first: after the queues from the
+ * output's pointer on, in the second pass (allocate). The turn orders, it
+ * reserves nothing: a rival that cannot leave leaves the output to the
+ * others. Since an output only gets busier during a step, deferring
+ * before the checks below grants the same as checking first.
+ */
 static inline int try_routed(struct dp_router *r, uint32_t qi,
 			     struct rte_mbuf *m, uint64_t now, uint32_t defer)
 {

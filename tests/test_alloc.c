@@ -337,8 +337,7 @@ static void parking(struct rig *g)
 	g->out[3].cvcs = NULL;
 	g->out[3].ecred[0] = g->out[3].ring.rx.head[0];
 	dp_router_step(r, t0 + 6010);
-	CHECK(dp_router_busy(r) && !r->parked &&
-		      g->lc->next_event == t0 + 6010,
+	CHECK(dp_router_busy(r) && !r->parked && g->lc->next_event == t0 + 6010,
 	      "a packet waiting for a lazy sender's credits: the router "
 	      "stays busy");
 	g->out[3].cvcs = cvcs;
