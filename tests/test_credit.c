@@ -271,9 +271,38 @@ static void test_long(void)
 	rig_free(&g);
 }
 
+/* The engine's step releases nothing before the first held credit is
+ * due, walks no queue then (rel_next), and tells the lcore when; at that
+ * time it releases it. */
+static void test_step(void)
+{
+	static const uint64_t td[NPORTS] = {0, 150, 300, 100};
+	struct rig g;
+	struct dp_credit c;
+
+	if (rig_init(&g)) {
+		CHECK(0, "rig");
+		return;
+	}
+	set_td(&g, td);
+	depart(&g, 1, 0, 2, 1000, 8); /* held until 1200 */
+	g.lc->next_event = UINT64_MAX;
+	dp_cr_step(g.r, 1199, 0);
+	CHECK(!pop(&g, 1, &c) && dp_cr_router(g.r)->rel_next == 1200 &&
+		      g.lc->next_event == 1200,
+	      "a step before the first release: nothing sent, the lcore "
+	      "told 1200");
+	dp_cr_step(g.r, 1200, 0);
+	CHECK(pop(&g, 1, &c) && c.due == 1200 + LAT && g.r->eng_busy == 0 &&
+		      dp_cr_router(g.r)->rel_next == UINT64_MAX,
+	      "the step at 1200 releases it, and nothing is held after");
+	rig_free(&g);
+}
+
 int main(void)
 {
 	test_exact();
+	test_step();
 	test_long();
 	return check_done();
 }
