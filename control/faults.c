@@ -36,6 +36,8 @@ static int copy_tables(struct df_tables *dst, const struct df_tables *src)
 	dst->gone = NULL;
 	dst->inter = NULL;
 	dst->ninter = 0;
+	dst->hop = NULL; /* built again for the copy's routes (build) */
+	dst->hop_inter = NULL;
 	dst->port_to_router = malloc(n * n);
 	dst->port_to_group = malloc(n * src->g);
 	dst->port_class = malloc(src->nports);
@@ -213,7 +215,7 @@ static int build(const struct df_faults *f, struct df_tables *out, char *err,
 				(uint8_t)next_port(f, r, dist, X);
 		}
 	}
-	if (f->ngone && lost_groups(f, out)) {
+	if ((f->ngone && lost_groups(f, out)) || df_tables_hops(out)) {
 		snprintf(err, errlen, "out of memory building tables");
 		df_tables_free(out);
 		goto done;

@@ -6,7 +6,9 @@
  * Routing tables as plain arrays: control/ builds them, the dataplane only
  * reads them. df_next_hop() is the one per-hop rule for table routing (MIN
  * and VAL, [DF] §4.1); control's deadlock check walks paths with this same
- * function, so the check covers exactly what the dataplane executes.
+ * function, and the dataplane reads it from its memo (df_hop), built from
+ * the same tables and checked against it (tests/test_faults.c), so the
+ * check covers what the dataplane executes.
  */
 #include <stdint.h>
 #include <stddef.h>
@@ -64,7 +66,21 @@ struct df_tables {
 	uint8_t *gone;
 	uint16_t *inter;
 	uint32_t ninter;
+	/* What df_next_hop reads of five tables, in one byte or two (df_hop;
+	 * dragonfly only, NULL on a flattened butterfly): hop[r * nrouters
+	 * + d] is port_to_router's port (six bits: DF_MAX_RADIX), whether r
+	 * is in d's group (DF_HOP_SAME) and whether the next router is
+	 * (DF_HOP_NEXT); hop_inter[r * g + X] the port and VC toward
+	 * intermediate group X. One byte a pair, as port_to_router: on the
+	 * [OC] 5K network four bytes a pair were 3 MB, and the hop slower.
+	 * Built from the rest when their VCs are known (df_tables_hops) */
+	uint8_t *hop;
+	uint16_t *hop_inter;
 };
+
+#define DF_HOP_PORT 0x3fu
+#define DF_HOP_SAME 0x40u
+#define DF_HOP_NEXT 0x80u
 
 /*
  * routing.algorithm = shortest ([SP] §I): every shortest path between
@@ -197,6 +213,42 @@ static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 	return df_sel(eject, dport, port);
 }
 
+/*
+ * df_next_hop from the memo df_tables_hops built of it (t->hop not NULL:
+ * a dragonfly's tables with their VC plan): the same port, phase and VC
+ * by the same masks, from one byte of hop and two small tables, where
+ * df_next_hop read five, two of them a line each a hop
+ * (docs/performance.md, "Routing from one byte").
+ */
+static inline uint32_t df_hop(const struct df_tables *t, uint32_t cur,
+			      uint32_t dst, uint32_t dport, uint32_t inter,
+			      uint8_t *phase, uint8_t *vc)
+{
+	uint32_t p = *phase, e, port, cls, ph, eject = cur == dst;
+
+	if (p == DF_PH_TO_INTER) {
+		if (inter != DF_NO_GROUP && inter != t->group_of[cur] &&
+		    inter != t->group_of[dst]) {
+			/* [DF] §4.1 VAL step 1: toward the intermediate
+			 * group; the phase stays */
+			e = t->hop_inter[cur * t->g + inter];
+			*vc = (uint8_t)(e >> 8);
+			return e & 0xff;
+		}
+		p = DF_PH_TO_DEST; /* in Gi, or no Gi to reach */
+	}
+	e = t->hop[cur * t->nrouters + dst];
+	port = e & DF_HOP_PORT;
+	cls = t->port_class[port];
+	p = df_sel((e & DF_HOP_SAME) != 0, DF_PH_IN_DEST, p);
+	p = df_sel((p == DF_PH_SRC_MIN) & (cls != DF_LINK_LOCAL), DF_PH_TO_DEST,
+		   p);
+	ph = df_sel((e & DF_HOP_NEXT) != 0, DF_PH_IN_DEST, p);
+	*phase = (uint8_t)p;
+	*vc = (uint8_t)df_sel(eject, 0, t->vc_map[cls][ph]);
+	return df_sel(eject, dport, port);
+}
+
 /* df_path_len by df_next_hop's own steps (the flattened butterfly's, and
  * the reference df_path_len is checked against: tests/test_faults.c). */
 static inline uint32_t df_path_len_walk(const struct df_tables *t, uint32_t cur,
@@ -268,6 +320,10 @@ static inline uint32_t df_path_len(const struct df_tables *t, uint32_t cur,
 int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 		    size_t errlen);
 void df_tables_free(struct df_tables *tb);
+
+/* Build tb's hop and hop_inter from its port tables and VC map (a
+ * dragonfly's; nothing on a flattened butterfly). -1 out of memory. */
+int df_tables_hops(struct df_tables *tb);
 
 /* Path from router src to router dst (minimal if inter == DF_NO_GROUP)
  * starting in phase; fills up to max hops with (router, port, VC) and

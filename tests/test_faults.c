@@ -13,6 +13,8 @@
  * it, a packet for a lost router ends at a down link to it, one on its
  * way to a lost intermediate group goes on minimally from that edge and
  * arrives; new Valiant choices leave the lost groups out; OFAR refuses.
+ * In every version, the dataplane's memo of the routes (df_hop) gives
+ * what the rule (df_next_hop) gives.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -129,13 +131,38 @@ static uint64_t path_len_differs(const struct df_tables *t)
 	return bad;
 }
 
+/* (router, router, phase, intermediate group or none) whose df_hop (the
+ * dataplane's memo) differs from df_next_hop (the rule) in port, phase or
+ * VC. */
+static uint64_t hop_differs(const struct df_tables *t)
+{
+	uint64_t bad = 0;
+
+	if (t->hop == NULL)
+		return 1; /* not built */
+	for (uint32_t s = 0; s < t->nrouters; s++)
+		for (uint32_t d = 0; d < t->nrouters; d++)
+			for (uint32_t x = 0; x <= t->g * DF_NPHASE; x++) {
+				uint32_t gi = x / DF_NPHASE;
+				uint32_t in = gi == t->g ? DF_NO_GROUP : gi;
+				uint8_t pa = (uint8_t)(x % DF_NPHASE), pb = pa;
+				uint8_t va = 0, vb = 0;
+				uint32_t a = df_hop(t, s, d, 1, in, &pa, &va);
+				uint32_t b =
+					df_next_hop(t, s, d, 1, in, &pb, &vb);
+
+				bad += a != b || pa != pb || va != vb;
+			}
+	return bad;
+}
+
 static void links_one_by_one(enum df_algorithm alg)
 {
 	struct net n;
 	struct df_faults f;
 	char err[512];
 	int ok_down = 1, ok_up = 1, refused = 0, tried = 0;
-	uint64_t bad, paths_bad;
+	uint64_t bad, paths_bad, hops_bad;
 
 	if (net_init(&n, alg, 0) ||
 	    df_faults_init(&f, &n.t, &n.tb, alg, err, sizeof(err))) {
@@ -143,6 +170,7 @@ static void links_one_by_one(enum df_algorithm alg)
 		return;
 	}
 	paths_bad = path_len_differs(&n.tb);
+	hops_bad = hop_differs(&n.tb);
 	for (uint32_t r = 0; r < n.t.nrouters; r++)
 		for (uint32_t p = n.t.p; p < n.t.nports; p++) {
 			const struct df_port_info *pi =
@@ -160,6 +188,7 @@ static void links_one_by_one(enum df_algorithm alg)
 					    UINT32_MAX, &bad) == 0 &&
 				   bad == 0;
 			paths_bad += path_len_differs(&nt);
+			hops_bad += hop_differs(&nt);
 			df_tables_free(&nt);
 			if (df_faults_set(&f, r, p, 0, &back, NULL, NULL, err,
 					  sizeof(err))) {
@@ -180,6 +209,11 @@ static void links_one_by_one(enum df_algorithm alg)
 	      "are df_next_hop's walk's, on the full wiring and with each "
 	      "link down (%llu differ)",
 	      df_algorithm_name(alg), (unsigned long long)paths_bad);
+	CHECK(hops_bad == 0,
+	      "%s: the dataplane's memo of the routes (df_hop) gives "
+	      "df_next_hop's port, phase and VC in every phase, on the full "
+	      "wiring and with each link down (%llu differ)",
+	      df_algorithm_name(alg), (unsigned long long)hops_bad);
 	df_faults_free(&f);
 	net_free(&n);
 }
@@ -434,6 +468,8 @@ static void lose_instance(enum df_algorithm alg)
 	      "%s: after the second loss the routers left reach "
 	      "each other",
 	      name);
+	CHECK(hop_differs(&nt) == 0 && hop_differs(&nt2) == 0,
+	      "%s: after each loss, df_hop gives df_next_hop's hops", name);
 	df_tables_free(&nt2);
 	df_tables_free(&nt);
 out:
@@ -459,8 +495,30 @@ static void lose_ofar(void)
 	net_free(&n);
 }
 
+/* df_hop's memo is built with the VC plan of every algorithm that routes
+ * by the tables, each with its own phases (PAR's provisional one, VAL's
+ * toward the intermediate group). */
+static void hops_per_plan(void)
+{
+	static const enum df_algorithm algs[] = {DF_ALG_MIN, DF_ALG_VAL,
+						 DF_ALG_PAR, DF_ALG_UGAL_G,
+						 DF_ALG_SHORTEST};
+
+	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
+		struct net n;
+
+		if (net_init(&n, algs[i], 0))
+			continue;
+		CHECK(hop_differs(&n.tb) == 0,
+		      "%s's VC plan: df_hop gives df_next_hop's hops",
+		      df_algorithm_name(algs[i]));
+		net_free(&n);
+	}
+}
+
 int main(void)
 {
+	hops_per_plan();
 	links_one_by_one(DF_ALG_MIN);
 	links_one_by_one(DF_ALG_UGAL_L);
 	drain_and_cut();
