@@ -164,12 +164,12 @@ static unsigned receive(struct dp_router *r, struct dp_port *p, uint32_t k,
 			if (r->eng->queued != NULL)
 				r->eng->queued(r, pk);
 		} else if (p->cls != DF_LINK_TERMINAL &&
-			   pk->phase != DF_PH_SRC_MIN) {
+			   !((r->eng->decide_phases >> pk->phase) & 1)) {
 			/* In transit the route does not depend on time: take
 			 * it now, so the output's queue counts this packet
-			 * while it waits. A packet on a provisional minimal
-			 * hop (PAR) is decided again at the head of the
-			 * queue instead, on the occupancy of that moment. */
+			 * while it waits; unless the engine decides again in
+			 * this phase (decide_phases), at the head of the
+			 * queue. */
 			route_here(r, pk);
 		}
 		n++;
@@ -183,12 +183,12 @@ static inline struct dp_port *head_output(struct dp_router *r,
 					  struct dp_pkt *pk)
 {
 	if (pk->out_port == DF_PORT_NONE) {
-		/* The source router decides once per packet (PAR: and each
-		 * router reached provisionally; the [FB] adaptive engines:
-		 * every router), when the packet is at the head of its
-		 * queue: the occupancy it reads is the current one ([DF]
-		 * §4.2; [FB] §3.1's sequential allocator) or the round's
-		 * snapshot (greedy). */
+		/* The source router decides once per packet (and each
+		 * router reached in one of the engine's decide_phases; an
+		 * at_head engine's: every router), when the packet is at
+		 * the head of its queue: the occupancy it reads is the
+		 * current one ([DF] §4.2; [FB] §3.1's sequential allocator)
+		 * or the round's snapshot (greedy). */
 		r->eng->decide(r, pk);
 		route_here(r, pk);
 	}

@@ -41,4 +41,6 @@ const struct dp_routing_engine dp_par_engine = {
 	.decide = par_decide,
 	.route = dp_table_route,
 	.own_occ = 1,
+	/* the router a provisional hop reaches decides again */
+	.decide_phases = 1u << DF_PH_SRC_MIN,
 };

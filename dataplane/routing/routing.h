@@ -73,6 +73,11 @@ struct dp_routing_engine {
 	 * arrival: decide is then called at every router and chooses the
 	 * output itself (the adaptive engines of [FB] §3.1, OFAR). */
 	uint8_t at_head;
+	/* The path phases (bit 1 << enum df_phase) whose packets arriving
+	 * in transit are not routed on arrival but decided again at the
+	 * head of the queue, on the occupancy of that moment: PAR's
+	 * provisional minimal hop. Others are routed on arrival. */
+	uint8_t decide_phases;
 	/* It reads no occupancy but that of its own router's ports, after
 	 * dp_port_credits_due (port.h) has taken their credits due: so its
 	 * routers send lazily (no credit log and no credit wake, as MIN's;
