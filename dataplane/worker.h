@@ -61,22 +61,9 @@ struct dp_run {
 	const struct dp_routing_engine *eng;
 	struct dp_router *const *routers; /* all, by id (UGAL-G reads them) */
 	uint32_t ugal_bias;
-	/* OFAR ([OC]) */
-	/* the escape subnetwork ([OC] §III): a ring, or a tree (the other
-	 * NULL); both NULL for other algorithms */
-	const struct df_ring *ring;
-	const struct df_tree *tree;
-	int ring_bi;
-	int escape; /* 0: the escape is never entered (deadlock demos) */
-	uint32_t misroute_q8; /* threshold x 256 */
-	uint32_t trigger_q8;  /* misroute_trigger x 256 */
-	enum df_mis_policy mis_policy;
-	enum df_mis_pick mis_pick;
-	enum df_mis_occ mis_occ;
-	uint32_t escape_cap;
-	enum df_cm cm;
-	uint32_t bcm_bubble;
-	uint32_t ecm_q8; /* threshold x 256 */
+	/* the engine's own run-wide state, which only it reads (OFAR's:
+	 * struct dp_ofar_run, routing/ofar_run.h); NULL for the others */
+	void *eng_run;
 	uint32_t oq_cap; /* [router] output_buffer_flits (0: none) */
 	/* traffic */
 	int inject_rest; /* when generation stops, inject what is queued */

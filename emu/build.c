@@ -577,22 +577,11 @@ void emu_init_run(struct emu *e)
 	run->eng = dp_routing_engine(c->algorithm, c->type == DF_TOPO_FLATFLY);
 	run->ugal_bias = c->ugal_bias;
 	if (e->pl->tb.esc) {
-		if (c->escape_net == DF_ESC_TREE)
-			run->tree = &e->pl->tree;
-		else
-			run->ring = &e->pl->ring;
-		run->ring_bi = c->ring == DF_RING_BI;
-		run->escape = c->escape;
-		run->misroute_q8 =
-			(uint32_t)(c->misroute_threshold * 256 + 0.5);
-		run->trigger_q8 = (uint32_t)(c->misroute_trigger * 256 + 0.5);
-		run->mis_policy = c->misroute_policy;
-		run->mis_pick = c->misroute_pick;
-		run->mis_occ = c->misroute_occupancy;
-		run->escape_cap = c->escape_cap;
-		run->cm = c->cm;
-		run->bcm_bubble = c->bcm_bubble;
-		run->ecm_q8 = (uint32_t)(c->ecm_threshold * 256 + 0.5);
+		int tree = c->escape_net == DF_ESC_TREE;
+
+		dp_ofar_run_init(&e->ofar, c, tree ? NULL : &e->pl->ring,
+				 tree ? &e->pl->tree : NULL);
+		run->eng_run = &e->ofar;
 	}
 	run->oq_cap = c->output_buffer_flits;
 	run->inject_rest = c->finish == DF_FINISH_STOP;

@@ -16,6 +16,7 @@
 
 #include "changes_private.h"
 #include "encap.h"
+#include "ofar_run.h"
 #include "partition.h"
 #include "router.h"
 
@@ -344,8 +345,9 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 {
 	const struct df_topo *t = &c->pl->topo;
 	const struct df_port_info *pi = &t->ports[r * t->nports + port];
-	const struct df_ring *old_ring = c->run->ring;
-	const struct df_tree *old_tree = c->run->tree;
+	struct dp_ofar_run *of = dp_ofar_run(c->run);
+	const struct df_ring *old_ring = of != NULL ? of->ring : NULL;
+	const struct df_tree *old_tree = of != NULL ? of->tree : NULL;
 	struct df_ring *ring = NULL;
 	struct df_tree *tree = NULL;
 	struct df_tables *nt;
@@ -374,7 +376,7 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 			 "; escape tree laid again over the links up: %u of "
 			 "its %u edges changed",
 			 df_tree_changes(tree, old_tree), tree->n - 1);
-		__atomic_store_n(&c->run->tree, tree, __ATOMIC_RELEASE);
+		__atomic_store_n(&of->tree, tree, __ATOMIC_RELEASE);
 	}
 	if (ring != NULL) {
 		/* OFAR: the new ring before the tables and the link state
@@ -386,7 +388,7 @@ static int link_op(struct emu_ctl *c, uint32_t r, uint32_t port, int down,
 			 "; escape ring laid again over the links up: %u of "
 			 "its %u hops changed",
 			 ring_changes(ring, old_ring), ring->n);
-		__atomic_store_n(&c->run->ring, ring, __ATOMIC_RELEASE);
+		__atomic_store_n(&of->ring, ring, __ATOMIC_RELEASE);
 	}
 	snprintf(msg, n,
 		 "r%u.p%u (%s) <-> r%u.p%u %s; %llu of %llu router-pair "

@@ -14,6 +14,7 @@
 #include "arena.h"
 #include "emu.h"
 #include "linkuse.h"
+#include "ofar_run.h"
 #include "worker.h"
 
 struct df_capture;
@@ -27,6 +28,7 @@ struct emu {
 	double hz, ehz;
 	unsigned id; /* the run's number: unique ring/pool names across runs */
 	struct dp_run run;
+	struct dp_ofar_run ofar; /* run.eng_run under OFAR */
 	struct dp_lcore **lc;
 	unsigned *lcore_id;
 	struct dp_router **routers;

@@ -45,8 +45,9 @@ static void ofar_waits_for(const struct dp_router *r, const struct dp_pkt *pk,
 {
 	const struct dp_run *run = r->lc->run;
 	const struct df_tables *tb = run->tb;
-	const struct df_ring *ring = run->ring;
-	const struct df_tree *tree = run->tree;
+	const struct dp_ofar_run *of = dp_ofar_run(run);
+	const struct df_ring *ring = of != NULL ? of->ring : NULL;
+	const struct df_tree *tree = of != NULL ? of->tree : NULL;
 	uint32_t mp = r->id == pk->dst_router
 			      ? pk->dst_term % run->p
 			      : tb->port_to_router[r->id * tb->nrouters +

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "config.h"
 #include "eng_mem.h"
+#include "ofar_run.h"
 #include "ring.h"
 #include "routing.h"
 #include "router.h"
@@ -33,6 +34,7 @@ struct rig {
 	struct df_ring ring;
 	struct df_tree tree; /* cfg.escape_net = tree */
 	struct dp_run run;
+	struct dp_ofar_run ofar; /* run.eng_run under OFAR */
 	struct dp_lcore *lc;
 	struct dp_router **routers;
 	struct dp_link *links;	 /* [router * nports + port]: serializers */
@@ -67,11 +69,15 @@ static inline int rig_init_cfg(struct rig *g, const struct df_config *cfg)
 	g->run.a = g->topo.a;
 	g->run.g = g->topo.g;
 	if (g->tb.esc) {
+		/* OFAR's rules all off but the escape: the tests turn on
+		 * the one they check */
+		memset(&g->ofar, 0, sizeof(g->ofar));
 		if (tree)
-			g->run.tree = &g->tree;
+			g->ofar.tree = &g->tree;
 		else
-			g->run.ring = &g->ring;
-		g->run.escape = 1;
+			g->ofar.ring = &g->ring;
+		g->ofar.escape = 1;
+		g->run.eng_run = &g->ofar;
 	}
 	g->lc = aligned_alloc(64, (sizeof(*g->lc) + 63) & ~63UL);
 	memset(g->lc, 0, sizeof(*g->lc));

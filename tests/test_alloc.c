@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "lone_router.h"
+#include "ofar_run.h"
 #include "router.h"
 #include "routing.h"
 #include "worker.h"
@@ -230,8 +231,12 @@ static void ofar(struct rig *g, const uint32_t *one)
 {
 	static const struct scene to_term = {0, 3, 1, 1};
 	struct rival rv[3] = {{1, 0, 0, 0}, {2, 0, 0, 0}, {3, 0, 0, 0}};
+	/* no escape, no misroutes: the minimal output, or none */
+	struct dp_ofar_run of;
 
+	memset(&of, 0, sizeof(of));
 	g->r->eng = &dp_ofar_engine;
+	g->run.eng_run = &of;
 	g->run.p = 2;
 	g->r->port[1].cls = DF_LINK_TERMINAL;
 	for (uint32_t oq = 0; oq <= FLITS; oq += FLITS) {
@@ -250,6 +255,7 @@ static void ofar(struct rig *g, const uint32_t *one)
 	}
 	g->r->port[1].cls = DF_LINK_LOCAL;
 	g->run.p = 0;
+	g->run.eng_run = NULL;
 	g->r->eng = &dp_min_engine;
 }
 

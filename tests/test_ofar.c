@@ -165,10 +165,10 @@ static void test_escape(void)
 	CHECK(sel(&pk, 0) && pk.out_port == minp && pk.out_vc < ncanon(minp) &&
 		      !(pk.flags & DP_PKT_ESCAPE),
 	      "minimal port free again: leaves the ring for it");
-	pk = packet(1, (uint8_t)g.run.escape_cap);
+	pk = packet(1, (uint8_t)g.ofar.escape_cap);
 	CHECK(sel(&pk, 0) && pk.out_port == ring && (pk.flags & DP_PKT_ESCAPE),
 	      "after %u entries the packet stays in the ring",
-	      g.run.escape_cap);
+	      g.ofar.escape_cap);
 	pk = packet(1, 1);
 	pk.dst_router = (uint16_t)src;
 	pk.dst_term = src * g.topo.p + 1;
@@ -181,16 +181,16 @@ static void test_cm(void)
 {
 	struct dp_router *r = g.routers[src];
 	struct dp_pkt pk;
-	uint32_t need = (1 + g.run.bcm_bubble) * FLITS;
+	uint32_t need = (1 + g.ofar.bcm_bubble) * FLITS;
 
-	g.run.cm = DF_CM_BCM;
+	g.ofar.cm = DF_CM_BCM;
 	set_all(need - 1);
 	pk = packet(0, 0);
 	pk.hops = 0;
 	CHECK(!sel(&pk, 1),
 	      "BCM: %u flits free in every queue: no injection (needs 1 + %u "
 	      "packets)",
-	      need - 1, g.run.bcm_bubble);
+	      need - 1, g.ofar.bcm_bubble);
 	pk = packet(0, 0);
 	CHECK(sel(&pk, 0), "BCM does not hold back packets in transit");
 	r->port[minp].credits[0] = need;
@@ -200,8 +200,8 @@ static void test_cm(void)
 	      "BCM: room for 1 + bubble packets: injected");
 	set_all(RIG_FLITS);
 
-	g.run.cm = DF_CM_ECM;
-	g.run.ecm_q8 = 128; /* 0.5 */
+	g.ofar.cm = DF_CM_ECM;
+	g.ofar.ecm_q8 = 128; /* 0.5 */
 	uint32_t in = g.ring.prev[src], esc = ncanon(in);
 	struct dp_vcq *q = &r->port[in].q[esc];
 	q->head = 0;
@@ -217,7 +217,7 @@ static void test_cm(void)
 	pk.hops = 0;
 	CHECK(sel(&pk, 1), "ECM: at half full, injection goes on");
 	q->tail = 0;
-	g.run.cm = DF_CM_NONE;
+	g.ofar.cm = DF_CM_NONE;
 }
 
 /* select alone, as for a packet that then waits for its turn at the
@@ -355,7 +355,7 @@ static void test_misroute_engine(void)
 	ml->busy_until = NOW + 1;
 	set_port(minp, RIG_FLITS);
 	r->port[minp].credits[0] = RIG_FLITS - (cap / 2 - 1);
-	g.run.trigger_q8 = 128;
+	g.ofar.trigger_q8 = 128;
 	pk = packet(0, 0);
 	CHECK(!sel(&pk, 0),
 	      "trigger 0.5: minimal port busy at %u/%u flits: the packet "
@@ -364,13 +364,13 @@ static void test_misroute_engine(void)
 	/* the occupancy (misroute_occupancy): a packet queued here for
 	 * the minimal port counts with "queue", not with "downstream" */
 	r->port[minp].waiting[0] = FLITS;
-	g.run.mis_occ = DF_OCC_DOWNSTREAM;
+	g.ofar.mis_occ = DF_OCC_DOWNSTREAM;
 	pk = packet(0, 0);
 	CHECK(!sel(&pk, 0),
 	      "downstream occupancy: %u flits downstream and a packet queued "
 	      "here: the packet waits",
 	      cap / 2 - 1);
-	g.run.mis_occ = DF_OCC_QUEUE;
+	g.ofar.mis_occ = DF_OCC_QUEUE;
 	pk = packet(0, 0);
 	moved = sel(&pk, 0);
 	CHECK(moved && pk.out_port != minp,
@@ -382,7 +382,7 @@ static void test_misroute_engine(void)
 	CHECK(moved && pk.out_port != minp,
 	      "... at %u/%u flits: misrouted (port %u)", cap / 2, cap,
 	      pk.out_port);
-	g.run.trigger_q8 = 0;
+	g.ofar.trigger_q8 = 0;
 	/* the policy: only port a eligible (every other port but the
 	 * minimal one busy) */
 	for (uint32_t k = g.topo.p; k < r->nports; k++)
@@ -398,7 +398,7 @@ static void test_misroute_engine(void)
 		  {DF_MIS_MM, 0, 0},
 		  {DF_MIS_MM, 1, 1}};
 	for (unsigned i = 0; i < RTE_DIM(pc); i++) {
-		g.run.mis_policy = pc[i].pol;
+		g.ofar.mis_policy = pc[i].pol;
 		pk = packet(0, 0);
 		pk.hops = pc[i].hops;
 		CHECK(sel(&pk, 0) && pk.out_port == a &&
@@ -408,12 +408,12 @@ static void test_misroute_engine(void)
 		      pc[i].gmis ? "a global misroute next"
 				 : "no global misroute next");
 	}
-	g.run.mis_policy = DF_MIS_MM;
+	g.ofar.mis_policy = DF_MIS_MM;
 	/* the pick: a and b eligible, b emptier */
 	g.links[src * g.topo.nports + b].busy_until = 0;
 	r->port[a].credits[0] = RIG_FLITS - 16;
 	r->port[b].credits[0] = RIG_FLITS - 8;
-	g.run.mis_pick = DF_PICK_MOST_FREE;
+	g.ofar.mis_pick = DF_PICK_MOST_FREE;
 	int to_b = 0, n = 32;
 	for (int i = 0; i < n; i++) {
 		pk = packet(0, 0);
@@ -421,7 +421,7 @@ static void test_misroute_engine(void)
 	}
 	CHECK(to_b == n, "most-free: %d of %d misroutes to the emptier port",
 	      to_b, n);
-	g.run.mis_pick = DF_PICK_RANDOM;
+	g.ofar.mis_pick = DF_PICK_RANDOM;
 	to_b = 0;
 	for (int i = 0; i < n; i++) {
 		pk = packet(0, 0);
@@ -440,9 +440,9 @@ int main(void)
 
 	if (rig_init(&g, DF_ALG_OFAR))
 		return check_done();
-	g.run.misroute_q8 = 230; /* 0.9 */
-	g.run.escape_cap = 15;
-	g.run.bcm_bubble = 2;
+	g.ofar.misroute_q8 = 230; /* 0.9 */
+	g.ofar.escape_cap = 15;
+	g.ofar.bcm_bubble = 2;
 	g.run.pkt_flits = FLITS;
 	src = 0;
 	/* a destination three groups on whose minimal hop is local */

@@ -138,10 +138,10 @@ static void test_entry_and_moves(uint32_t up_dst, uint32_t down_dst,
 	      "the minimal port can take it: leaves the tree for port %u",
 	      minp);
 	pk = packet(up_dst, 1);
-	pk.esc_n = (uint8_t)g.run.escape_cap;
+	pk.esc_n = (uint8_t)g.ofar.escape_cap;
 	CHECK(sel(&pk, from_child) && (pk.flags & DP_PKT_ESCAPE) &&
 		      pk.out_port == df_tree_next(tr, src, up_dst),
-	      "after %u entries it stays in the tree", g.run.escape_cap);
+	      "after %u entries it stays in the tree", g.ofar.escape_cap);
 	set_all(RIG_FLITS, RIG_FLITS);
 }
 
@@ -154,8 +154,8 @@ static void test_ecm(uint32_t dst)
 	uint32_t edges = 0, last = 0;
 	struct dp_pkt pk;
 
-	g.run.cm = DF_CM_ECM;
-	g.run.ecm_q8 = 128; /* 0.5 */
+	g.ofar.cm = DF_CM_ECM;
+	g.ofar.ecm_q8 = 128; /* 0.5 */
 	for (uint32_t k = g.topo.p; k < r->nports; k++) {
 		struct dp_vcq *q = &r->port[k].q[ncanon(k)];
 		q->head = 0;
@@ -177,7 +177,7 @@ static void test_ecm(uint32_t dst)
 	CHECK(sel(&pk, 0), "ECM: one of them at half: injection goes on");
 	for (uint32_t k = g.topo.p; k < r->nports; k++)
 		r->port[k].q[ncanon(k)].tail = 0;
-	g.run.cm = DF_CM_NONE;
+	g.ofar.cm = DF_CM_NONE;
 }
 
 int main(void)
@@ -192,9 +192,9 @@ int main(void)
 	c.tree_root = 2;
 	if (rig_init_cfg(&g, &c))
 		return check_done();
-	g.run.misroute_q8 = 230;
-	g.run.escape_cap = 15;
-	g.run.bcm_bubble = 2;
+	g.ofar.misroute_q8 = 230;
+	g.ofar.escape_cap = 15;
+	g.ofar.bcm_bubble = 2;
 	g.run.pkt_flits = FLITS;
 	/* a router of another group with a child in the tree: the one its
 	 * group was entered at */

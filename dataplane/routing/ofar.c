@@ -48,9 +48,16 @@
  */
 #include "ofar_misroute.h"
 #include "ofar_pkt.h"
+#include "ofar_run.h"
 #include "routing.h"
 #include "router.h"
 #include "worker.h"
+
+/* The run's OFAR state (ofar_run.h). */
+static inline const struct dp_ofar_run *of(const struct dp_run *run)
+{
+	return (const struct dp_ofar_run *)run->eng_run;
+}
 
 /* What a choice does when the packet leaves with it (dp_choice.act,
  * ofar_commit); 0: nothing but the move. */
@@ -185,7 +192,7 @@ static uint8_t esc_entry(const struct dp_run *run, const struct esc *e,
 	const struct df_ring *ring = e->ring;
 	uint32_t fwd;
 
-	if (ring == NULL || !run->ring_bi)
+	if (ring == NULL || !of(run)->ring_bi)
 		return OF_ESC_IN;
 	fwd = (ring->pos[pk->dst_router] + ring->n - ring->pos[r->id]) %
 	      ring->n;
@@ -217,7 +224,7 @@ static int ecm_full(const struct dp_run *run, const struct dp_router *r,
 	uint32_t esc = run->tb->nvcs[p->cls];
 	uint64_t used = (uint64_t)dp_vcq_count(&p->q[esc]) * run->pkt_flits;
 
-	return used * 256 > (uint64_t)run->ecm_q8 * p->credit_full[esc];
+	return used * 256 > (uint64_t)of(run)->ecm_q8 * p->credit_full[esc];
 }
 
 /* ECM: every escape input buffer of this router fuller than the
@@ -235,7 +242,7 @@ static int ecm_blocked(const struct dp_run *run, const struct esc *e,
 	}
 	if (!ecm_full(run, r, e->ring->prev[r->id]))
 		return 0;
-	return !run->ring_bi || ecm_full(run, r, e->ring->next[r->id]);
+	return !of(run)->ring_bi || ecm_full(run, r, e->ring->next[r->id]);
 }
 
 /* The flits the canonical VCs of p can hold: downstream buffers, and
@@ -277,7 +284,7 @@ static uint32_t mis_occupancy(const struct dp_run *run, const struct dp_port *p)
 {
 	uint32_t q = occupancy(run, p);
 
-	return run->mis_occ == DF_OCC_QUEUE ? q + p->waiting[0] : q;
+	return of(run)->mis_occ == DF_OCC_QUEUE ? q + p->waiting[0] : q;
 }
 
 /* Step 4: a misroute (ofar_misroute.h's trigger, candidates and pick),
@@ -297,8 +304,8 @@ static int misroute(struct dp_router *r, const struct dp_pkt *pk, uint32_t minp,
 	/* CRG, RRG or MM: may a global misroute begin with a local hop to
 	 * another router's global links (the next hop then a global
 	 * misroute)? */
-	int via_local = global_ok &&
-			dp_ofar_global_via_local(run->mis_policy, pk->hops > 0);
+	int via_local = global_ok && dp_ofar_global_via_local(
+					     of(run)->mis_policy, pk->hops > 0);
 	int local_ok = (tb->port_class[minp] == DF_LINK_LOCAL || via_local) &&
 		       OF_LMIS_GRP(pk) != r->group + 1;
 	/* the local hop was taken for a global misroute: any global port
@@ -309,7 +316,7 @@ static int misroute(struct dp_router *r, const struct dp_pkt *pk, uint32_t minp,
 		local_ok = 0;
 	else if (!dp_ofar_trigger(blocked, min_occ,
 				  capacity(run, &r->port[minp]),
-				  run->trigger_q8))
+				  of(run)->trigger_q8))
 		return 0;
 	if (!local_ok && !global_ok)
 		return 0;
@@ -323,7 +330,8 @@ static int misroute(struct dp_router *r, const struct dp_pkt *pk, uint32_t minp,
 		if (!(p->cls == DF_LINK_LOCAL ? local_ok : global_ok))
 			continue;
 		occ = mis_occupancy(run, p);
-		if (!any && !dp_ofar_eligible(occ, min_occ, run->misroute_q8))
+		if (!any &&
+		    !dp_ofar_eligible(occ, min_occ, of(run)->misroute_q8))
 			continue;
 		vc = best_vc(run, p, need);
 		if (vc < 0)
@@ -334,7 +342,7 @@ static int misroute(struct dp_router *r, const struct dp_pkt *pk, uint32_t minp,
 	}
 	if (n == 0)
 		return 0;
-	i = dp_ofar_pick(run->mis_pick, cocc, n, dp_rand_below(&r->rng, n));
+	i = dp_ofar_pick(of(run)->mis_pick, cocc, n, dp_rand_below(&r->rng, n));
 	if (r->port[cand[i]].cls != DF_LINK_LOCAL)
 		return take(pk, c, cand[i], cvc[i], OF_MIS_GLOBAL);
 	return take(pk, c, cand[i], cvc[i],
@@ -348,8 +356,8 @@ static int ofar_select(struct dp_router *r, const struct dp_pkt *pk,
 	/* one version of each for the whole decision: a link change swaps
 	 * the ring or tree, then the tables (emu/change_apply.c) */
 	const struct esc e = {
-		.ring = __atomic_load_n(&run->ring, __ATOMIC_ACQUIRE),
-		.tree = __atomic_load_n(&run->tree, __ATOMIC_ACQUIRE),
+		.ring = __atomic_load_n(&of(run)->ring, __ATOMIC_ACQUIRE),
+		.tree = __atomic_load_n(&of(run)->tree, __ATOMIC_ACQUIRE),
 	};
 	const struct df_tables *tb =
 		__atomic_load_n(&run->tb, __ATOMIC_ACQUIRE);
@@ -367,7 +375,7 @@ static int ofar_select(struct dp_router *r, const struct dp_pkt *pk,
 			    pk->flags & DP_PKT_ESCAPE ? OF_ESC_OUT : 0);
 	}
 	if (pk->flags & DP_PKT_ESCAPE) {
-		if (pk->esc_n < run->escape_cap && idle(run, mp, now) &&
+		if (pk->esc_n < of(run)->escape_cap && idle(run, mp, now) &&
 		    (vc = best_vc(run, mp, need)) >= 0)
 			return take(pk, c, minp, (uint32_t)vc, OF_ESC_OUT);
 		/* Bubble flow control (§III-A): a packet moving on along
@@ -381,10 +389,10 @@ static int ofar_select(struct dp_router *r, const struct dp_pkt *pk,
 				c);
 	}
 	if (inject) {
-		if (run->cm == DF_CM_ECM && ecm_blocked(run, &e, r))
+		if (of(run)->cm == DF_CM_ECM && ecm_blocked(run, &e, r))
 			return 0;
-		if (run->cm == DF_CM_BCM)
-			need = (1 + run->bcm_bubble) * pk->flits;
+		if (of(run)->cm == DF_CM_BCM)
+			need = (1 + of(run)->bcm_bubble) * pk->flits;
 	}
 	vc = best_vc(run, mp, need);
 	blocked = vc < 0 || !idle(run, mp, now);
@@ -395,7 +403,7 @@ static int ofar_select(struct dp_router *r, const struct dp_pkt *pk,
 		return take(pk, c, minp, (uint32_t)vc, 0);
 	if (misroute(r, pk, minp, need, 1, now, c))
 		return 1;
-	if (inject || best_vc(run, mp, pk->flits) >= 0 || !run->escape)
+	if (inject || best_vc(run, mp, pk->flits) >= 0 || !of(run)->escape)
 		return 0; /* only busy: wait for it (or no escape to take) */
 	return esc_move(run, &e, r, pk, 2, now, esc_entry(run, &e, r, pk), c);
 }
@@ -470,3 +478,9 @@ const struct dp_routing_engine dp_ofar_engine = {
 	.dequeued = ofar_dequeued,
 	.at_head = 1,
 };
+
+struct dp_ofar_run *dp_ofar_run(const struct dp_run *run)
+{
+	return run->eng == &dp_ofar_engine ? (struct dp_ofar_run *)run->eng_run
+					   : NULL;
+}
