@@ -37,7 +37,6 @@ static int copy_tables(struct df_tables *dst, const struct df_tables *src)
 	dst->inter = NULL;
 	dst->ninter = 0;
 	dst->hop = NULL; /* built again for the copy's routes (build) */
-	dst->hop_inter = NULL;
 	dst->port_to_router = malloc(n * n);
 	dst->port_to_group = malloc(n * src->g);
 	dst->port_class = malloc(src->nports);

@@ -73,6 +73,42 @@ static void fb_tables(struct df_tables *tb, const struct df_topo *t)
 	}
 }
 
+/* hop's byte for cur toward dst: df_next_hop's port (none, 0, at dst
+ * itself, where the terminal's port is taken), whether cur is in dst's
+ * group, and whether the router the port leads to is. */
+static uint8_t hop_entry(const struct df_tables *tb, uint32_t cur, uint32_t dst)
+{
+	uint32_t port =
+		cur == dst ? 0 : tb->port_to_router[cur * tb->nrouters + dst];
+	uint32_t dg = tb->group_of[dst], next = cur;
+
+	if (port >= tb->nports)
+		return 0; /* a route to nowhere, which no packet takes */
+	if (cur != dst)
+		next = tb->peer_router[cur * tb->nports + port];
+	return (uint8_t)(port | (tb->group_of[cur] == dg ? DF_HOP_SAME : 0) |
+			 (next < tb->nrouters && tb->group_of[next] == dg
+				  ? DF_HOP_NEXT
+				  : 0));
+}
+
+int df_tables_hops(struct df_tables *tb)
+{
+	uint32_t n = tb->nrouters;
+
+	free(tb->hop);
+	tb->hop = NULL;
+	if (tb->flatfly)
+		return 0;
+	tb->hop = malloc((size_t)n * n);
+	if (tb->hop == NULL)
+		return -1;
+	for (uint32_t r = 0; r < n; r++)
+		for (uint32_t d = 0; d < n; d++)
+			tb->hop[r * n + d] = hop_entry(tb, r, d);
+	return 0;
+}
+
 int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 		    size_t errlen)
 {
@@ -124,6 +160,11 @@ int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 			else
 				*e = port_toward(t, r, d / t->a, d % t->a);
 		}
+	}
+	if (df_tables_hops(tb)) {
+		df_tables_free(tb);
+		snprintf(err, errlen, "out of memory building routing tables");
+		return -1;
 	}
 	return 0;
 }
@@ -177,66 +218,9 @@ int df_tables_shortest(struct df_tables *tb, const struct df_topo *t, char *err,
 	return 0;
 }
 
-/* hop's byte for cur toward dst: df_next_hop's port (none, 0, at dst
- * itself, where the terminal's port is taken), whether cur is in dst's
- * group, and whether the router the port leads to is. */
-static uint8_t hop_entry(const struct df_tables *tb, uint32_t cur, uint32_t dst)
-{
-	uint32_t port =
-		cur == dst ? 0 : tb->port_to_router[cur * tb->nrouters + dst];
-	uint32_t dg = tb->group_of[dst], next = cur;
-
-	if (port >= tb->nports)
-		return 0; /* a route to nowhere, which no packet takes */
-	if (cur != dst)
-		next = tb->peer_router[cur * tb->nports + port];
-	return (uint8_t)(port | (tb->group_of[cur] == dg ? DF_HOP_SAME : 0) |
-			 (next < tb->nrouters && tb->group_of[next] == dg
-				  ? DF_HOP_NEXT
-				  : 0));
-}
-
-int df_tables_hops(struct df_tables *tb)
-{
-	uint32_t n = tb->nrouters, g = tb->g;
-
-	free(tb->hop);
-	free(tb->hop_inter);
-	tb->hop = NULL;
-	tb->hop_inter = NULL;
-	if (tb->flatfly)
-		return 0;
-	tb->hop = malloc((size_t)n * n);
-	tb->hop_inter = malloc((size_t)n * g * sizeof(*tb->hop_inter));
-	if (tb->hop == NULL || tb->hop_inter == NULL) {
-		free(tb->hop);
-		free(tb->hop_inter);
-		tb->hop = NULL;
-		tb->hop_inter = NULL;
-		return -1;
-	}
-	for (uint32_t r = 0; r < n; r++) {
-		for (uint32_t d = 0; d < n; d++)
-			tb->hop[r * n + d] = hop_entry(tb, r, d);
-		for (uint32_t x = 0; x < g; x++) {
-			/* df_next_hop's step toward x, whatever the
-			 * destination beyond it: phase and VC TO_INTER's */
-			uint32_t port = tb->port_to_group[r * g + x];
-			uint32_t vc = port < tb->nports
-					      ? tb->vc_map[tb->port_class[port]]
-							  [DF_PH_TO_INTER]
-					      : 0;
-
-			tb->hop_inter[r * g + x] = (uint16_t)(port | vc << 8);
-		}
-	}
-	return 0;
-}
-
 void df_tables_free(struct df_tables *tb)
 {
 	free(tb->hop);
-	free(tb->hop_inter);
 	free(tb->short_inter);
 	free(tb->port_to_router);
 	free(tb->port_to_group);

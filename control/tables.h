@@ -66,16 +66,15 @@ struct df_tables {
 	uint8_t *gone;
 	uint16_t *inter;
 	uint32_t ninter;
-	/* What df_next_hop reads of five tables, in one byte or two (df_hop;
-	 * dragonfly only, NULL on a flattened butterfly): hop[r * nrouters
-	 * + d] is port_to_router's port (six bits: DF_MAX_RADIX), whether r
-	 * is in d's group (DF_HOP_SAME) and whether the next router is
-	 * (DF_HOP_NEXT); hop_inter[r * g + X] the port and VC toward
-	 * intermediate group X. One byte a pair, as port_to_router: on the
-	 * [OC] 5K network four bytes a pair were 3 MB, and the hop slower.
-	 * Built from the rest when their VCs are known (df_tables_hops) */
+	/* What df_next_hop reads of five tables toward a destination, in
+	 * one byte (df_hop; dragonfly only, NULL on a flattened butterfly):
+	 * hop[r * nrouters + d] is port_to_router's port (six bits:
+	 * DF_MAX_RADIX), whether r is in d's group (DF_HOP_SAME) and
+	 * whether the next router is (DF_HOP_NEXT). One byte a pair, as
+	 * port_to_router: on the [OC] 5K network four bytes a pair were 3
+	 * MB, and the hop slower. Built with the port tables, and again
+	 * when they change (df_tables_hops) */
 	uint8_t *hop;
-	uint16_t *hop_inter;
 };
 
 #define DF_HOP_PORT 0x3fu
@@ -215,9 +214,10 @@ static inline uint32_t df_next_hop(const struct df_tables *t, uint32_t cur,
 
 /*
  * df_next_hop from the memo df_tables_hops built of it (t->hop not NULL:
- * a dragonfly's tables with their VC plan): the same port, phase and VC
- * by the same masks, from one byte of hop and two small tables, where
- * df_next_hop read five, two of them a line each a hop
+ * a dragonfly's tables): the same port, phase and VC by the same masks,
+ * from one byte of hop (toward an intermediate group: port_to_group's)
+ * and two small tables, where df_next_hop read five, two of them a line
+ * each a hop
  * (docs/performance.md, "Routing from one byte").
  */
 static inline uint32_t df_hop(const struct df_tables *t, uint32_t cur,
@@ -231,9 +231,9 @@ static inline uint32_t df_hop(const struct df_tables *t, uint32_t cur,
 		    inter != t->group_of[dst]) {
 			/* [DF] §4.1 VAL step 1: toward the intermediate
 			 * group; the phase stays */
-			e = t->hop_inter[cur * t->g + inter];
-			*vc = (uint8_t)(e >> 8);
-			return e & 0xff;
+			port = t->port_to_group[cur * t->g + inter];
+			*vc = t->vc_map[t->port_class[port]][DF_PH_TO_INTER];
+			return port;
 		}
 		p = DF_PH_TO_DEST; /* in Gi, or no Gi to reach */
 	}
@@ -321,8 +321,8 @@ int df_tables_build(struct df_tables *tb, const struct df_topo *t, char *err,
 		    size_t errlen);
 void df_tables_free(struct df_tables *tb);
 
-/* Build tb's hop and hop_inter from its port tables and VC map (a
- * dragonfly's; nothing on a flattened butterfly). -1 out of memory. */
+/* Build tb's hop from its port tables (a dragonfly's; nothing on a
+ * flattened butterfly). -1 out of memory. */
 int df_tables_hops(struct df_tables *tb);
 
 /* Path from router src to router dst (minimal if inter == DF_NO_GROUP)

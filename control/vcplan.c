@@ -486,8 +486,8 @@ static int fb_adaptive_plan(struct df_tables *tb, const struct df_config *cfg,
 	return df_vcplan_check(tb, cfg->algorithm, info, err, errlen);
 }
 
-static int plan(struct df_tables *tb, const struct df_config *cfg,
-		struct df_vcplan_info *info, char *err, size_t errlen)
+int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
+		    struct df_vcplan_info *info, char *err, size_t errlen)
 {
 	struct used u = {.tb = tb};
 	enum df_path_kind paths = df_alg_info(cfg->algorithm)->paths;
@@ -564,17 +564,4 @@ static int plan(struct df_tables *tb, const struct df_config *cfg,
 	if (info)
 		memset(info, 0, sizeof(*info));
 	return df_vcplan_check(tb, cfg->algorithm, info, err, errlen);
-}
-
-int df_vcplan_build(struct df_tables *tb, const struct df_config *cfg,
-		    struct df_vcplan_info *info, char *err, size_t errlen)
-{
-	if (plan(tb, cfg, info, err, errlen))
-		return -1;
-	/* the VCs known, the dataplane's memo of df_next_hop (df_hop) */
-	if (df_tables_hops(tb)) {
-		snprintf(err, errlen, "out of memory building routing tables");
-		return -1;
-	}
-	return 0;
 }

@@ -495,7 +495,7 @@ static void lose_ofar(void)
 	net_free(&n);
 }
 
-/* df_hop's memo is built with the VC plan of every algorithm that routes
+/* df_hop reads its memo with the VC plan of every algorithm that routes
  * by the tables, each with its own phases (PAR's provisional one, VAL's
  * toward the intermediate group). */
 static void hops_per_plan(void)
