@@ -554,6 +554,7 @@ int dp_worker_main(void *arg)
 		publish(lc, t);
 	}
 	dp_unmap_guard_offline(guard, lc->lcore_id);
+	dp_term_spares_free(lc);
 	return 0;
 }
 

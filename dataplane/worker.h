@@ -110,6 +110,9 @@ struct dp_out {
  */
 #define DP_SQ_MEASURED (1ULL << 63)
 
+/* A worker's spare buffers (struct dp_lcore, spare): at most this many. */
+#define DP_SPARE_MBUFS 32
+
 /* A terminal's wakes, as bit numbers in its poll word: packets arriving,
  * credits coming back, the next generation instant (which it looks at on
  * every step anyway). A terminal bound to a DPDK port polls all. */
@@ -168,6 +171,10 @@ struct dp_lcore {
 	struct dp_wake **xwakes;
 	uint64_t next_event;
 	uint64_t now; /* the step being run: its emulated time */
+	/* buffers of built-in frames delivered here, which this worker's
+	 * next generations take before the pool's (terminal.c, recycle) */
+	uint32_t spare_n;
+	struct rte_mbuf *spare[DP_SPARE_MBUFS];
 	/* nodes stepped at every step to poll what comes from outside
 	 * (DPDK ports, other instances), as a bit per node */
 	uint64_t *pollers;
@@ -344,6 +351,8 @@ static inline void dp_term_prefetch(struct dp_term *t)
 int dp_term_busy(const struct dp_term *t);
 /* Discard what waits in the source queue (generation has ended). */
 void dp_term_flush(struct dp_term *t);
+/* The worker's spare buffers back to their pool (its loop has ended). */
+void dp_term_spares_free(struct dp_lcore *lc);
 
 /* Counters of n workers summed, read without locks (the histograms are
  * not summed). */
