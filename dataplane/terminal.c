@@ -187,13 +187,14 @@ static inline struct rte_mbuf *fresh(struct dp_lcore *lc)
 	return m;
 }
 
-/* A delivered frame's buffer: kept as a spare when it is a plain one
- * of the run's pool (one segment, its own data, no other reference), as
- * rte_pktmbuf_alloc would give it, else freed. */
+/* A delivered frame's buffer: kept as a spare, up to run->spare_max,
+ * when it is a plain one of the run's pool (one segment, its own data, no
+ * other reference), as rte_pktmbuf_alloc would give it, else freed. */
 static inline void recycle(struct dp_lcore *lc, struct rte_mbuf *m)
 {
-	if (likely(lc->spare_n < DP_SPARE_MBUFS && m->pool == lc->run->pool &&
-		   RTE_MBUF_DIRECT(m) && m->nb_segs == 1 && m->next == NULL &&
+	if (likely(lc->spare_n < lc->run->spare_max &&
+		   m->pool == lc->run->pool && RTE_MBUF_DIRECT(m) &&
+		   m->nb_segs == 1 && m->next == NULL &&
 		   rte_mbuf_refcnt_read(m) == 1))
 		lc->spare[lc->spare_n++] = m;
 	else

@@ -48,6 +48,10 @@ struct dp_run {
 	/* a partitioned run's bridge, for the peers' clocks (bridge.h) */
 	const struct dp_bridge *peers;
 	struct rte_mempool *pool;
+	/* spare buffers a worker keeps (terminal.c, recycle): none when
+	 * the pool has no per-lcore cache, set small on purpose, where a
+	 * worker's spares would be out of the others' reach */
+	uint32_t spare_max;
 	uint64_t once_key; /* the exactly-once set hash's key (once.h) */
 	const struct df_tables *tb;
 	/* a partitioned run's table changes (docs/instances.md):

@@ -110,7 +110,9 @@ static uint64_t pool_auto(const struct df_plan *pl)
 		if (t->ports[i].cls != DF_LINK_TERMINAL)
 			flits += buffer_total(pl, t->ports[i].cls);
 	}
-	/* plus the lcores' mempool caches and some slack */
+	/* plus the lcores' mempool caches (at most 1.5 times 256 each)
+	 * and spare buffers (DP_SPARE_MBUFS each, terminal.c), and some
+	 * slack */
 	return flits / pkt_flits + t->nterms * 2 + port_mbufs(pl) +
 	       (uint64_t)pl->nworkers * 512 + 1024;
 }
@@ -167,6 +169,7 @@ int emu_build_pool(struct emu *e)
 			 rte_strerror(rte_errno));
 		return -1;
 	}
+	e->run.spare_max = pool_cache(pl, n) ? DP_SPARE_MBUFS : 0;
 	return 0;
 }
 
