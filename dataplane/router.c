@@ -27,8 +27,17 @@ static inline void qmask_set(struct dp_router *r, uint32_t i)
  * queue depth of an output port) until it leaves. */
 static inline void route_here(struct dp_router *r, struct dp_pkt *pk)
 {
+	struct dp_port *op;
+
 	r->eng->route(r, pk);
-	r->port[pk->out_port].waiting[pk->out_vc] += pk->flits;
+	op = &r->port[pk->out_port];
+	op->waiting[pk->out_vc] += pk->flits;
+	/* what switch allocation reads of the output later in this step:
+	 * its second line (credit_t, arb) and its link's sender line */
+	rte_prefetch0((const char *)op + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(&op->out->sent);
+	rte_prefetch0(&op->out->ring.tx);
+	rte_prefetch0(&op->out->ring.rx.head);
 }
 
 /* A packet that leaves the network without arriving: on a link when it
