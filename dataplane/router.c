@@ -33,7 +33,8 @@ static inline void route_here(struct dp_router *r, struct dp_pkt *pk)
 	op = &r->port[pk->out_port];
 	op->waiting[pk->out_vc] += pk->flits;
 	/* what switch allocation reads of the output later in this step:
-	 * its second line (credit_t, arb) and its link's sender line */
+	 * its second line (credit_t, arb), and its link's sender line, the
+	 * ring's sender line and the receiver's head line (the credits) */
 	rte_prefetch0((const char *)op + RTE_CACHE_LINE_SIZE);
 	rte_prefetch0(&op->out->sent);
 	rte_prefetch0(&op->out->ring.tx);
